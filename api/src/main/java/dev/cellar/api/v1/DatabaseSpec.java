@@ -1,0 +1,114 @@
+package dev.cellar.api.v1;
+
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.crd.generator.annotation.PrinterColumn;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.ValidationRule;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.model.annotation.SpecReplicas;
+import lombok.Data;
+import lombok.NoArgsConstructor;
+
+/** What the user asks for. Validated by the API server through the CRD's schema and CEL rules. */
+@Data
+@NoArgsConstructor
+@ValidationRule(
+    value =
+        "has(self.storageClassName) == has(oldSelf.storageClassName)"
+            + " && (!has(self.storageClassName) || self.storageClassName == oldSelf.storageClassName)",
+    message =
+        "storageClassName is immutable: the data volumes already exist in their class; create a new"
+            + " Database to move to another class",
+    reason = "FieldValueForbidden")
+public class DatabaseSpec {
+  /** Sizes such as 512Mi, 100Gi or 2Ti. */
+  public static final String SIZE_PATTERN = "^[0-9]+(Mi|Gi|Ti)$";
+
+  /** Versions such as 16, 16.4 or 8.0.36. */
+  public static final String VERSION_PATTERN = "^[0-9]+(\\.[0-9]+){0,2}$";
+
+  @JsonPropertyDescription(
+      "Database engine: postgresql, mysql or mariadb. Immutable: a Database cannot change engine.")
+  @Required
+  @PrinterColumn(name = "ENGINE")
+  @ValidationRule(
+      value = "self == oldSelf",
+      messageExpression =
+          "'engine is immutable: this Database runs ' + oldSelf + '; create a new Database to run '"
+              + " + self",
+      reason = "FieldValueForbidden")
+  private Engine engine;
+
+  @JsonPropertyDescription(
+      "Engine version, e.g. \"16\" or \"16.4\" (postgresql 13-18), \"8.4\" (mysql 8.0, 8.4, 9),"
+          + " \"11.4\" (mariadb 10.6, 10.11, 11.4, 11.8). Minor and patch changes roll out; a"
+          + " downgrade is refused.")
+  @Required
+  @Pattern(VERSION_PATTERN)
+  @ValidationRule(
+      value = "int(self.split('.')[0]) >= int(oldSelf.split('.')[0])",
+      messageExpression =
+          "'version cannot be downgraded: ' + oldSelf + ' -> ' + self + ' goes back a major"
+              + " version, and data files written by a newer server cannot be read by an older one'",
+      reason = "FieldValueForbidden")
+  private String version;
+
+  @JsonPropertyDescription(
+      "Size of each data volume, e.g. 100Gi (Mi, Gi or Ti). It may grow (when the storage class"
+          + " allows volume expansion), never shrink.")
+  @Required
+  @Pattern(SIZE_PATTERN)
+  @ValidationRule(
+      value = "quantity(self).compareTo(quantity(oldSelf)) >= 0",
+      messageExpression = "'storage can only grow: ' + oldSelf + ' -> ' + self + ' is a shrink'",
+      reason = "FieldValueInvalid")
+  private String storage;
+
+  @JsonPropertyDescription(
+      "Storage class of the data volumes; the cluster's default class when unset. Immutable.")
+  private String storageClassName;
+
+  @JsonPropertyDescription(
+      "Number of database pods, 1 to 5. Pod 0 is the primary; the others are streaming replicas"
+          + " behind the <name>-ro Service.")
+  @SpecReplicas
+  @Default("1")
+  @Min(1)
+  @Max(5)
+  @PrinterColumn(name = "REPLICAS")
+  private Integer replicas = 1;
+
+  @JsonPropertyDescription(
+      "Whether scheduled dumps run. Turning it off removes the CronJob and keeps the dumps.")
+  @Default("true")
+  private Boolean backupEnabled = true;
+
+  @JsonPropertyDescription("Schedule, retention and volume size of the dumps.")
+  @Default("{}")
+  private BackupSpec backup = new BackupSpec();
+
+  @JsonPropertyDescription(
+      "CPU and memory of each database pod. Default: requests 100m / 256Mi, limits 500m / 1Gi.")
+  private ResourceRequirements resources;
+
+  @JsonPropertyDescription(
+      "Container image, for mirrors and air-gapped registries. Default: the engine's official image"
+          + " at version (postgres:<version>, mysql:<version>, mariadb:<version>).")
+  private String image;
+
+  @JsonPropertyDescription(
+      "What deleting the Database does to its data volumes, credentials Secret and backups:"
+          + " Retain (default) keeps them for a new Database of the same name; Delete removes them.")
+  @Default("Retain")
+  private DeletionPolicy deletionPolicy = DeletionPolicy.Retain;
+
+  public DatabaseSpec(Engine engine, String version, String storage) {
+    this.engine = engine;
+    this.version = version;
+    this.storage = storage;
+  }
+}

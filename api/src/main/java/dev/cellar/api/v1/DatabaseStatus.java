@@ -1,0 +1,60 @@
+package dev.cellar.api.v1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.crd.generator.annotation.PrinterColumn;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.model.annotation.StatusReplicas;
+import java.util.ArrayList;
+import java.util.List;
+import lombok.Data;
+
+/** What is actually running, as the operator last observed it. */
+@Data
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class DatabaseStatus {
+  @JsonPropertyDescription(
+      "Provisioning, Ready, Updating, Degraded or Failed; the conditions say why.")
+  @PrinterColumn(name = "STATUS")
+  private Phase phase;
+
+  @JsonPropertyDescription("The metadata.generation this status describes.")
+  private Long observedGeneration;
+
+  @JsonPropertyDescription(
+      "Ready, Available, Progressing, Degraded and BackupReady, each with a reason and a message.")
+  private List<Condition> conditions = new ArrayList<>();
+
+  @JsonPropertyDescription("The engine that runs now.")
+  private String engine;
+
+  @JsonPropertyDescription("The version that runs now, which may differ from spec.version.")
+  @PrinterColumn(name = "VERSION")
+  private String version;
+
+  @JsonPropertyDescription("Desired database pods.")
+  @StatusReplicas
+  private Integer replicas;
+
+  @JsonPropertyDescription("Database pods that are ready.")
+  @PrinterColumn(name = "READY")
+  private Integer readyReplicas;
+
+  @JsonPropertyDescription(
+      "Read-write address of the primary: <name>.<namespace>.svc.cluster.local:<port>.")
+  @PrinterColumn(name = "ENDPOINT", priority = 1)
+  private String endpoint;
+
+  @JsonPropertyDescription("Read-only address of the replicas, when replicas > 1.")
+  private String readOnlyEndpoint;
+
+  @JsonPropertyDescription(
+      "Secret with username, password, database, host, port and uri for connecting.")
+  private String credentialsSecret;
+
+  @JsonPropertyDescription("When the last successful backup finished (RFC 3339).")
+  private String lastBackupTime;
+
+  @JsonPropertyDescription("What the user must do for the spec to take effect; empty when nothing.")
+  private String pendingAction;
+}

@@ -1,0 +1,10 @@
+package dev.cellar.api.v1;
+
+/** One word for {@code kubectl get db}; the conditions carry the detail. */
+public enum Phase {
+  Provisioning,
+  Ready,
+  Updating,
+  Degraded,
+  Failed
+}

@@ -1,0 +1,191 @@
+package dev.cellar.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceColumnDefinition;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.ValidationRule;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The CRD as the build generates it: every rule, default, column and subresource users rely on. */
+class GeneratedCrdTest {
+  static final String RESOURCE = "/META-INF/fabric8/databases.cellar.dev-v1.yml";
+
+  static String generatedYaml() throws IOException {
+    try (InputStream in = GeneratedCrdTest.class.getResourceAsStream(RESOURCE)) {
+      assertThat(in).as("the build generates " + RESOURCE).isNotNull();
+      return new String(in.readAllBytes());
+    }
+  }
+
+  static final CustomResourceDefinitionVersion V1;
+
+  static {
+    try {
+      CustomResourceDefinition crd =
+          Serialization.unmarshal(generatedYaml(), CustomResourceDefinition.class);
+      V1 = crd.getSpec().getVersions().get(0);
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  static JSONSchemaProps spec() {
+    return V1.getSchema().getOpenAPIV3Schema().getProperties().get("spec");
+  }
+
+  static JSONSchemaProps specField(String name) {
+    return spec().getProperties().get(name);
+  }
+
+  static List<String> rules(JSONSchemaProps props) {
+    return props.getXKubernetesValidations().stream().map(ValidationRule::getRule).toList();
+  }
+
+  @Test
+  void deployedCrdEqualsTheGeneratedOne() throws IOException {
+    Path root = Path.of(System.getProperty("cellar.repo.root", ".."));
+    Path deployed = root.resolve("deploy/crd/databases.cellar.dev-v1.yml");
+    assertThat(Files.readString(deployed))
+        .as(
+            "deploy/crd is stale: refresh it with"
+                + " `mvn -pl api -am process-test-classes -Dcellar.crd.update=true`")
+        .isEqualTo(generatedYaml());
+  }
+
+  @Test
+  void namesAndScope() throws IOException {
+    CustomResourceDefinition crd =
+        Serialization.unmarshal(generatedYaml(), CustomResourceDefinition.class);
+    assertThat(crd.getMetadata().getName()).isEqualTo("databases.cellar.dev");
+    assertThat(crd.getSpec().getScope()).isEqualTo("Namespaced");
+    assertThat(crd.getSpec().getNames().getKind()).isEqualTo("Database");
+    assertThat(crd.getSpec().getNames().getShortNames()).containsExactly("db");
+    assertThat(V1.getName()).isEqualTo("v1");
+    assertThat(V1.getServed()).isTrue();
+    assertThat(V1.getStorage()).isTrue();
+  }
+
+  @Test
+  void requiredFields() {
+    assertThat(spec().getRequired()).containsExactlyInAnyOrder("engine", "version", "storage");
+    assertThat(V1.getSchema().getOpenAPIV3Schema().getProperties()).containsKeys("spec", "status");
+  }
+
+  @Test
+  void engineIsAnImmutableEnum() {
+    JSONSchemaProps engine = specField("engine");
+    assertThat(engine.getEnum())
+        .extracting(Object::toString)
+        .containsExactlyInAnyOrder("\"postgresql\"", "\"mysql\"", "\"mariadb\"");
+    assertThat(rules(engine)).containsExactly("self == oldSelf");
+    assertThat(engine.getXKubernetesValidations().get(0).getMessageExpression())
+        .contains("engine is immutable");
+  }
+
+  @Test
+  void versionHasAPatternAndRefusesMajorDowngrades() {
+    JSONSchemaProps version = specField("version");
+    assertThat(version.getPattern()).isEqualTo("^[0-9]+(\\.[0-9]+){0,2}$");
+    assertThat(rules(version))
+        .containsExactly("int(self.split('.')[0]) >= int(oldSelf.split('.')[0])");
+    assertThat(version.getXKubernetesValidations().get(0).getMessageExpression())
+        .contains("cannot be downgraded");
+  }
+
+  @Test
+  void storageHasAPatternAndOnlyGrows() {
+    for (JSONSchemaProps storage :
+        List.of(specField("storage"), specField("backup").getProperties().get("storage"))) {
+      assertThat(storage.getPattern()).isEqualTo("^[0-9]+(Mi|Gi|Ti)$");
+      assertThat(rules(storage))
+          .containsExactly("quantity(self).compareTo(quantity(oldSelf)) >= 0");
+      assertThat(storage.getXKubernetesValidations().get(0).getMessageExpression())
+          .contains("can only grow");
+    }
+    assertThat(specField("backup").getProperties().get("storage").getDefault().asText())
+        .isEqualTo("10Gi");
+  }
+
+  @Test
+  void storageClassNameIsImmutableIncludingSettingOrUnsettingIt() {
+    assertThat(rules(spec()))
+        .singleElement()
+        .asString()
+        .contains("has(self.storageClassName) == has(oldSelf.storageClassName)")
+        .contains("self.storageClassName == oldSelf.storageClassName");
+    assertThat(spec().getXKubernetesValidations().get(0).getMessage())
+        .startsWith("storageClassName is immutable");
+  }
+
+  @Test
+  void replicasDefaultAndBounds() {
+    JSONSchemaProps replicas = specField("replicas");
+    assertThat(replicas.getDefault().asInt()).isEqualTo(1);
+    assertThat(replicas.getMinimum()).isEqualTo(1.0);
+    assertThat(replicas.getMaximum()).isEqualTo(5.0);
+  }
+
+  @Test
+  void backupDefaults() {
+    assertThat(specField("backupEnabled").getDefault().asBoolean()).isTrue();
+    JSONSchemaProps backup = specField("backup");
+    assertThat(backup.getDefault().isObject())
+        .as("backup defaults to {} so its fields default")
+        .isTrue();
+    assertThat(backup.getProperties().get("schedule").getDefault().asText()).isEqualTo("0 2 * * *");
+    JSONSchemaProps retention = backup.getProperties().get("retention");
+    assertThat(retention.getDefault().asInt()).isEqualTo(7);
+    assertThat(retention.getMinimum()).isEqualTo(1.0);
+    assertThat(retention.getMaximum()).isEqualTo(365.0);
+  }
+
+  @Test
+  void deletionPolicyDefaultsToRetain() {
+    JSONSchemaProps policy = specField("deletionPolicy");
+    assertThat(policy.getDefault().asText()).isEqualTo("Retain");
+    assertThat(policy.getEnum())
+        .extracting(Object::toString)
+        .containsExactlyInAnyOrder("\"Retain\"", "\"Delete\"");
+  }
+
+  @Test
+  void fieldsExplainThemselves() {
+    for (String field : spec().getProperties().keySet()) {
+      assertThat(specField(field).getDescription()).as("spec.%s description", field).isNotBlank();
+    }
+  }
+
+  @Test
+  void printerColumnsInKubectlOrder() {
+    assertThat(V1.getAdditionalPrinterColumns())
+        .extracting(
+            CustomResourceColumnDefinition::getName,
+            CustomResourceColumnDefinition::getJsonPath,
+            CustomResourceColumnDefinition::getPriority)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple("ENGINE", ".spec.engine", 0),
+            org.assertj.core.groups.Tuple.tuple("VERSION", ".status.version", 0),
+            org.assertj.core.groups.Tuple.tuple("REPLICAS", ".spec.replicas", 0),
+            org.assertj.core.groups.Tuple.tuple("READY", ".status.readyReplicas", 0),
+            org.assertj.core.groups.Tuple.tuple("STATUS", ".status.phase", 0),
+            org.assertj.core.groups.Tuple.tuple("AGE", ".metadata.creationTimestamp", 0),
+            org.assertj.core.groups.Tuple.tuple("ENDPOINT", ".status.endpoint", 1));
+  }
+
+  @Test
+  void scaleAndStatusSubresources() {
+    assertThat(V1.getSubresources().getStatus()).isNotNull();
+    assertThat(V1.getSubresources().getScale().getSpecReplicasPath()).isEqualTo(".spec.replicas");
+    assertThat(V1.getSubresources().getScale().getStatusReplicasPath())
+        .isEqualTo(".status.replicas");
+  }
+}
