@@ -1,0 +1,268 @@
+package dev.cellar.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.cellar.testkit.LocalClusterExtension;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The generated CRD on a real API server: its defaults and every validation rule. */
+class DatabaseCrdIT {
+  @RegisterExtension static LocalClusterExtension cluster = new LocalClusterExtension();
+
+  static KubernetesClient client;
+  static String namespace;
+  static final AtomicInteger names = new AtomicInteger();
+
+  @BeforeAll
+  static void applyCrd() throws IOException {
+    client = cluster.client();
+    Path crdFile =
+        cluster.cluster().repoRootDir().resolve("deploy/crd/databases.cellar.dev-v1.yml");
+    CustomResourceDefinition crd =
+        client
+            .apiextensions()
+            .v1()
+            .customResourceDefinitions()
+            .load(Files.newInputStream(crdFile))
+            .item();
+    client.resource(crd).forceConflicts().serverSideApply();
+    Awaitility.await("CRD established")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                client
+                    .apiextensions()
+                    .v1()
+                    .customResourceDefinitions()
+                    .withName("databases.cellar.dev")
+                    .get()
+                    .getStatus()
+                    .getConditions()
+                    .stream()
+                    .anyMatch(
+                        c -> c.getType().equals("Established") && c.getStatus().equals("True")));
+    namespace = cluster.newNamespace();
+    // The API server's discovery of a new CRD lags its Established condition by a moment.
+    Awaitility.await("Database kind served")
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptions()
+        .until(() -> databases().list() != null);
+  }
+
+  static io.fabric8.kubernetes.client.dsl.MixedOperation<
+          GenericKubernetesResource,
+          io.fabric8.kubernetes.api.model.GenericKubernetesResourceList,
+          io.fabric8.kubernetes.client.dsl.Resource<GenericKubernetesResource>>
+      databasesAll() {
+    return client.genericKubernetesResources("cellar.dev/v1", "Database");
+  }
+
+  static io.fabric8.kubernetes.client.dsl.NonNamespaceOperation<
+          GenericKubernetesResource,
+          io.fabric8.kubernetes.api.model.GenericKubernetesResourceList,
+          io.fabric8.kubernetes.client.dsl.Resource<GenericKubernetesResource>>
+      databases() {
+    return databasesAll().inNamespace(namespace);
+  }
+
+  /** Creates a Database from a spec written as YAML, exactly as a user would send it. */
+  static GenericKubernetesResource create(String specYaml) {
+    String name = "db-" + names.incrementAndGet();
+    String yaml =
+        "apiVersion: cellar.dev/v1\nkind: Database\nmetadata:\n  name: "
+            + name
+            + "\nspec:\n"
+            + specYaml.indent(2);
+    GenericKubernetesResource db = client.getKubernetesSerialization().unmarshal(yaml);
+    return databases().resource(db).create();
+  }
+
+  static GenericKubernetesResource patchSpec(GenericKubernetesResource db, String mergePatchJson) {
+    return databases()
+        .withName(db.getMetadata().getName())
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":" + mergePatchJson + "}");
+  }
+
+  static final String MINIMAL = "engine: postgresql\nversion: \"16\"\nstorage: 10Gi\n";
+
+  @SuppressWarnings("unchecked")
+  static Map<String, Object> spec(GenericKubernetesResource db) {
+    return (Map<String, Object>) db.getAdditionalProperties().get("spec");
+  }
+
+  @Test
+  void theApiServerFillsInTheDefaults() {
+    Map<String, Object> spec = spec(create(MINIMAL));
+    assertThat(spec)
+        .containsEntry("replicas", 1)
+        .containsEntry("backupEnabled", true)
+        .containsEntry("deletionPolicy", "Retain")
+        .doesNotContainKey("storageClassName")
+        .doesNotContainKey("image");
+    assertThat(spec.get("backup"))
+        .isEqualTo(Map.of("schedule", "0 2 * * *", "retention", 7, "storage", "10Gi"));
+  }
+
+  @Test
+  void aCompleteValidDatabaseIsAccepted() {
+    GenericKubernetesResource db =
+        create(
+            "engine: mariadb\nversion: \"11.4\"\nstorage: 20Gi\nstorageClassName: standard\n"
+                + "replicas: 5\nbackupEnabled: false\ndeletionPolicy: Delete\nimage: mirror/mariadb:11.4\n"
+                + "backup: {schedule: \"@daily\", retention: 365, storage: 1Ti}\n"
+                + "resources: {requests: {cpu: 250m, memory: 512Mi}}\n");
+    assertThat(spec(db)).containsEntry("replicas", 5).containsEntry("storageClassName", "standard");
+  }
+
+  static void assertRejected(String specYaml, String... messageParts) {
+    assertThatThrownBy(() -> create(specYaml))
+        .isInstanceOf(KubernetesClientException.class)
+        .satisfies(e -> assertThat(((KubernetesClientException) e).getCode()).isEqualTo(422))
+        .message()
+        .contains(messageParts);
+  }
+
+  static void assertUpdateRejected(GenericKubernetesResource db, String patch, String... parts) {
+    assertThatThrownBy(() -> patchSpec(db, patch))
+        .isInstanceOf(KubernetesClientException.class)
+        .satisfies(e -> assertThat(((KubernetesClientException) e).getCode()).isEqualTo(422))
+        .message()
+        .contains(parts);
+  }
+
+  @Test
+  void unknownEngineIsRejected() {
+    assertRejected(
+        "engine: oracle\nversion: \"19\"\nstorage: 10Gi\n",
+        "spec.engine",
+        "Unsupported value: \"oracle\"",
+        "\"postgresql\"");
+  }
+
+  @Test
+  void missingRequiredFieldsAreRejected() {
+    assertRejected(
+        "engine: postgresql\n", "spec.version: Required value", "spec.storage: Required value");
+  }
+
+  @Test
+  void badVersionStringIsRejected() {
+    assertRejected("engine: postgresql\nversion: \"sixteen\"\nstorage: 10Gi\n", "spec.version");
+    assertRejected("engine: postgresql\nversion: \"16.4.1.2\"\nstorage: 10Gi\n", "spec.version");
+  }
+
+  @Test
+  void badStorageStringIsRejected() {
+    assertRejected("engine: mysql\nversion: \"8.4\"\nstorage: 100GB\n", "spec.storage");
+    assertRejected(MINIMAL + "backup: {storage: lots}\n", "spec.backup.storage", "should match");
+  }
+
+  @Test
+  void replicasOutsideOneToFiveAreRejected() {
+    assertRejected(
+        MINIMAL + "replicas: 0\n", "spec.replicas", "should be greater than or equal to 1");
+    assertRejected(MINIMAL + "replicas: 6\n", "spec.replicas", "should be less than or equal to 5");
+  }
+
+  @Test
+  void retentionOutsideBoundsIsRejected() {
+    assertRejected(MINIMAL + "backup: {retention: 0}\n", "spec.backup.retention");
+    assertRejected(MINIMAL + "backup: {retention: 366}\n", "spec.backup.retention");
+  }
+
+  @Test
+  void unknownDeletionPolicyIsRejected() {
+    assertRejected(
+        MINIMAL + "deletionPolicy: Orphan\n", "spec.deletionPolicy", "Unsupported value");
+  }
+
+  @Test
+  void engineCannotChange() {
+    GenericKubernetesResource db = create(MINIMAL);
+    assertUpdateRejected(
+        db,
+        "{\"engine\":\"mysql\",\"version\":\"8.4\"}",
+        "spec.engine",
+        "engine is immutable: this Database runs postgresql; create a new Database to run mysql");
+  }
+
+  @Test
+  void storageClassNameCannotChangeNorBeSetLater() {
+    GenericKubernetesResource withClass = create(MINIMAL + "storageClassName: standard\n");
+    assertUpdateRejected(
+        withClass, "{\"storageClassName\":\"fixed\"}", "storageClassName is immutable");
+    assertUpdateRejected(withClass, "{\"storageClassName\":null}", "storageClassName is immutable");
+    GenericKubernetesResource withoutClass = create(MINIMAL);
+    assertUpdateRejected(
+        withoutClass, "{\"storageClassName\":\"standard\"}", "storageClassName is immutable");
+  }
+
+  @Test
+  void storageCanGrowButNeverShrink() {
+    GenericKubernetesResource db = create("engine: postgresql\nversion: \"16\"\nstorage: 100Gi\n");
+    assertUpdateRejected(
+        db,
+        "{\"storage\":\"50Gi\"}",
+        "spec.storage",
+        "storage can only grow: 100Gi -> 50Gi is a shrink");
+    assertUpdateRejected(db, "{\"storage\":\"1024Mi\"}", "storage can only grow");
+    assertThat(spec(patchSpec(db, "{\"storage\":\"1Ti\"}"))).containsEntry("storage", "1Ti");
+  }
+
+  @Test
+  void backupStorageCanGrowButNeverShrink() {
+    GenericKubernetesResource db = create(MINIMAL);
+    assertUpdateRejected(
+        db,
+        "{\"backup\":{\"storage\":\"5Gi\"}}",
+        "spec.backup.storage",
+        "backup.storage can only grow: 10Gi -> 5Gi is a shrink");
+    assertThat(spec(patchSpec(db, "{\"backup\":{\"storage\":\"20Gi\"}}")).get("backup"))
+        .asString()
+        .contains("storage=20Gi");
+  }
+
+  @Test
+  void majorVersionDowngradeIsRejectedWhileMinorChangesPass() {
+    GenericKubernetesResource db = create("engine: postgresql\nversion: \"16.4\"\nstorage: 10Gi\n");
+    assertUpdateRejected(
+        db, "{\"version\":\"15\"}", "spec.version", "version cannot be downgraded: 16.4 -> 15");
+    // Finer rules (minor downgrades, PostgreSQL majors) are the operator's: it knows what runs.
+    assertThat(spec(patchSpec(db, "{\"version\":\"16.2\"}"))).containsEntry("version", "16.2");
+    assertThat(spec(patchSpec(db, "{\"version\":\"17\"}"))).containsEntry("version", "17");
+  }
+
+  @Test
+  void scaleSubresourceDrivesSpecReplicas() {
+    GenericKubernetesResource db = create(MINIMAL);
+    var scaled =
+        cluster
+            .cluster()
+            .kubectl("-n", namespace, "scale", "db/" + db.getMetadata().getName(), "--replicas=3");
+    assertThat(scaled.exitCode()).as(scaled.output()).isZero();
+    assertThat(spec(databases().withName(db.getMetadata().getName()).get()))
+        .containsEntry("replicas", 3);
+    var result =
+        cluster
+            .cluster()
+            .kubectl("-n", namespace, "scale", "db/" + db.getMetadata().getName(), "--replicas=9");
+    assertThat(result.exitCode()).isNotZero();
+    assertThat(result.output()).contains("spec.replicas");
+  }
+}
