@@ -1,0 +1,48 @@
+package dev.cellar.operator.dependent;
+
+import dev.cellar.api.v1.Database;
+import dev.cellar.operator.Labels;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
+import io.javaoperatorsdk.operator.api.config.informer.Informer;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.processing.dependent.Creator;
+import io.javaoperatorsdk.operator.processing.dependent.Updater;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
+
+/**
+ * The volume the dumps land on. Not a Deleter: turning backups off keeps it, and with it the dumps;
+ * it goes with the Database only under deletionPolicy Delete (owner reference).
+ */
+@KubernetesDependent(informer = @Informer(labelSelector = Labels.MANAGED_SELECTOR))
+public class BackupPvcDependent extends DatabaseChild<PersistentVolumeClaim>
+    implements Creator<PersistentVolumeClaim, Database>, Updater<PersistentVolumeClaim, Database> {
+
+  public BackupPvcDependent() {
+    super(PersistentVolumeClaim.class);
+  }
+
+  public static String name(Database db) {
+    return db.getMetadata().getName() + "-backups";
+  }
+
+  @Override
+  protected String childName(Database db) {
+    return name(db);
+  }
+
+  @Override
+  protected PersistentVolumeClaim desired(Database db, Context<Database> context) {
+    return new PersistentVolumeClaimBuilder()
+        .withMetadata(dataMetadata(db, Labels.Component.BACKUP))
+        .withNewSpec()
+        .withAccessModes("ReadWriteOnce")
+        .withStorageClassName(db.getSpec().getStorageClassName())
+        .withVolumeMode("Filesystem")
+        .withNewResources()
+        .addToRequests("storage", Quantities.size(db.getSpec().getBackup().getStorage()))
+        .endResources()
+        .endSpec()
+        .build();
+  }
+}

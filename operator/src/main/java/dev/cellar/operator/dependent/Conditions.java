@@ -1,0 +1,44 @@
+package dev.cellar.operator.dependent;
+
+import dev.cellar.api.v1.Database;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.dependent.DependentResource;
+import io.javaoperatorsdk.operator.processing.dependent.workflow.Condition;
+
+/** The workflow's preconditions, each a small named class. */
+public final class Conditions {
+  private Conditions() {}
+
+  /** Backups run: the CronJob and its PVC are wanted. */
+  public static final class BackupEnabled implements Condition<HasMetadata, Database> {
+    @Override
+    public boolean isMet(
+        DependentResource<HasMetadata, Database> dependent, Database db, Context<Database> ctx) {
+      return Boolean.TRUE.equals(db.getSpec().getBackupEnabled());
+    }
+  }
+
+  /** More than one pod: the read-only Service and the PodDisruptionBudget are wanted. */
+  public static final class Replicated implements Condition<HasMetadata, Database> {
+    @Override
+    public boolean isMet(
+        DependentResource<HasMetadata, Database> dependent, Database db, Context<Database> ctx) {
+      return db.getSpec().getReplicas() != null && db.getSpec().getReplicas() > 1;
+    }
+  }
+
+  /**
+   * Something can run: a StatefulSet exists already (it is kept as it is), or the spec's version is
+   * one the engine supports. When false there is no StatefulSet, so nothing is deleted.
+   */
+  public static final class Runnable implements Condition<StatefulSet, Database> {
+    @Override
+    public boolean isMet(
+        DependentResource<StatefulSet, Database> dependent, Database db, Context<Database> ctx) {
+      return dependent.getSecondaryResource(db, ctx).isPresent()
+          || StatefulSetDependent.versionDecision(db, ctx).target().isPresent();
+    }
+  }
+}

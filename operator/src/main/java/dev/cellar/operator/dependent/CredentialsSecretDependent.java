@@ -1,0 +1,109 @@
+package dev.cellar.operator.dependent;
+
+import dev.cellar.api.v1.Database;
+import dev.cellar.operator.Labels;
+import dev.cellar.operator.engine.EngineProfile;
+import dev.cellar.operator.engine.EngineProfiles;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.javaoperatorsdk.operator.api.config.informer.Informer;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.processing.dependent.Creator;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The credentials Secret: created once with random passwords and never rewritten. A Secret that
+ * already exists under its name (the user's own, or one retained from a deleted Database) is used
+ * as it is.
+ */
+@KubernetesDependent(informer = @Informer(labelSelector = Labels.MANAGED_SELECTOR))
+public class CredentialsSecretDependent extends DatabaseChild<Secret>
+    implements Creator<Secret, Database> {
+  public static final String APP_USER = "app";
+  static final int PASSWORD_LENGTH = 32;
+  private static final String ALPHABET =
+      "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  public CredentialsSecretDependent() {
+    super(Secret.class);
+  }
+
+  public static String name(Database db) {
+    return db.getMetadata().getName() + "-credentials";
+  }
+
+  @Override
+  protected String childName(Database db) {
+    return name(db);
+  }
+
+  /** The database the image creates: the Database's name, as an identifier. */
+  public static String databaseName(Database db) {
+    return db.getMetadata().getName().replace('-', '_').replace('.', '_');
+  }
+
+  @Override
+  protected Secret desired(Database db, Context<Database> context) {
+    EngineProfile profile = EngineProfiles.of(db);
+    String password = password();
+    String host = PrimaryServiceDependent.host(db);
+    String port = String.valueOf(profile.port());
+    Map<String, String> values = new LinkedHashMap<>();
+    values.put(EngineProfile.USERNAME, APP_USER);
+    values.put(EngineProfile.PASSWORD, password);
+    values.put(EngineProfile.ROOT_PASSWORD, password());
+    values.put(EngineProfile.DATABASE, databaseName(db));
+    values.put(EngineProfile.HOST, host);
+    values.put(EngineProfile.PORT, port);
+    values.put(
+        EngineProfile.URI,
+        profile.uriScheme()
+            + "://"
+            + APP_USER
+            + ":"
+            + password
+            + "@"
+            + host
+            + ":"
+            + port
+            + "/"
+            + databaseName(db));
+    Map<String, String> data = new LinkedHashMap<>();
+    // data, not stringData: JOSDK compares Secrets by their data.
+    values.forEach(
+        (k, v) ->
+            data.put(k, Base64.getEncoder().encodeToString(v.getBytes(StandardCharsets.UTF_8))));
+    return new SecretBuilder()
+        .withMetadata(dataMetadata(db, Labels.Component.DATABASE))
+        .withType("Opaque")
+        .withData(data)
+        .build();
+  }
+
+  @Override
+  public Secret create(Secret desired, Database db, Context<Database> context) {
+    // The informer sees only Cellar's Secrets; a user's Secret of that name is looked up directly.
+    Secret existing =
+        context
+            .getClient()
+            .secrets()
+            .inNamespace(db.getMetadata().getNamespace())
+            .withName(name(db))
+            .get();
+    return existing != null ? existing : super.create(desired, db, context);
+  }
+
+  static String password() {
+    StringBuilder password = new StringBuilder(PASSWORD_LENGTH);
+    for (int i = 0; i < PASSWORD_LENGTH; i++) {
+      password.append(ALPHABET.charAt(RANDOM.nextInt(ALPHABET.length())));
+    }
+    return password.toString();
+  }
+}

@@ -1,0 +1,33 @@
+package dev.cellar.operator.dependent;
+
+import dev.cellar.operator.engine.EngineProfile;
+import io.fabric8.kubernetes.api.model.PodSecurityContext;
+import io.fabric8.kubernetes.api.model.PodSecurityContextBuilder;
+import io.fabric8.kubernetes.api.model.SecurityContext;
+import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
+
+/** The security context of every pod Cellar runs: admitted by the restricted PodSecurity level. */
+final class PodSecurity {
+  private PodSecurity() {}
+
+  static PodSecurityContext pod() {
+    return new PodSecurityContextBuilder()
+        .withRunAsNonRoot(true)
+        .withRunAsUser(EngineProfile.DATABASE_UID)
+        .withRunAsGroup(EngineProfile.DATABASE_UID)
+        .withFsGroup(EngineProfile.DATABASE_UID)
+        .withNewSeccompProfile()
+        .withType("RuntimeDefault")
+        .endSeccompProfile()
+        .build();
+  }
+
+  static SecurityContext container() {
+    return new SecurityContextBuilder()
+        .withAllowPrivilegeEscalation(false)
+        .withNewCapabilities()
+        .withDrop("ALL")
+        .endCapabilities()
+        .build();
+  }
+}

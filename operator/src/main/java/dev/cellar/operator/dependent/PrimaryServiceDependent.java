@@ -1,0 +1,34 @@
+package dev.cellar.operator.dependent;
+
+import dev.cellar.api.v1.Database;
+import dev.cellar.operator.Labels;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The read-write Service {@code <name>}: it selects pod 0, the primary, and nothing else. */
+public class PrimaryServiceDependent extends ServiceChild {
+  /** The label the StatefulSet controller puts on each pod with its own name. */
+  static final String POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name";
+
+  public static String name(Database db) {
+    return db.getMetadata().getName();
+  }
+
+  /** The primary's DNS name. */
+  public static String host(Database db) {
+    return name(db) + "." + db.getMetadata().getNamespace() + ".svc.cluster.local";
+  }
+
+  @Override
+  protected String childName(Database db) {
+    return name(db);
+  }
+
+  @Override
+  protected Map<String, String> selector(Database db) {
+    Map<String, String> selector =
+        new LinkedHashMap<>(Labels.selector(db, Labels.Component.DATABASE));
+    selector.put(POD_NAME_LABEL, StatefulSetDependent.podName(db, 0));
+    return selector;
+  }
+}

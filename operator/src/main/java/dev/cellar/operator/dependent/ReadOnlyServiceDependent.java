@@ -1,0 +1,38 @@
+package dev.cellar.operator.dependent;
+
+import dev.cellar.api.v1.Database;
+import dev.cellar.operator.Labels;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The read-only Service {@code <name>-ro}, for replicas > 1: it selects the pods the operator
+ * labels {@code cellar.dev/role=replica} (every pod but the primary).
+ */
+public class ReadOnlyServiceDependent extends ServiceChild {
+  public static final String ROLE_LABEL = "cellar.dev/role";
+  public static final String REPLICA = "replica";
+  public static final String PRIMARY = "primary";
+
+  public static String name(Database db) {
+    return db.getMetadata().getName() + "-ro";
+  }
+
+  /** The replicas' DNS name. */
+  public static String host(Database db) {
+    return name(db) + "." + db.getMetadata().getNamespace() + ".svc.cluster.local";
+  }
+
+  @Override
+  protected String childName(Database db) {
+    return name(db);
+  }
+
+  @Override
+  protected Map<String, String> selector(Database db) {
+    Map<String, String> selector =
+        new LinkedHashMap<>(Labels.selector(db, Labels.Component.DATABASE));
+    selector.put(ROLE_LABEL, REPLICA);
+    return selector;
+  }
+}

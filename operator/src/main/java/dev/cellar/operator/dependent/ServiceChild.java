@@ -1,0 +1,53 @@
+package dev.cellar.operator.dependent;
+
+import dev.cellar.api.v1.Database;
+import dev.cellar.operator.Labels;
+import dev.cellar.operator.engine.EngineProfiles;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.ServicePortBuilder;
+import io.fabric8.kubernetes.api.model.ServiceSpecBuilder;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import java.util.Map;
+
+/**
+ * The three Services of a Database share one informer ({@link #EVENT_SOURCE}) and differ only in
+ * name, selector and whether they have a cluster IP.
+ */
+abstract class ServiceChild extends OwnedChild<Service> {
+  static final String EVENT_SOURCE = "services";
+  static final String PORT_NAME = "db";
+
+  ServiceChild() {
+    super(Service.class);
+  }
+
+  /** The pods this Service reaches. */
+  protected abstract Map<String, String> selector(Database db);
+
+  /** Spec fields beyond ports and selector; the API server's defaults are written explicitly. */
+  protected void customize(ServiceSpecBuilder spec) {
+    spec.withType("ClusterIP");
+  }
+
+  @Override
+  protected Service desired(Database db, Context<Database> context) {
+    int port = EngineProfiles.of(db).port();
+    ServiceSpecBuilder spec =
+        new ServiceSpecBuilder()
+            .withSelector(selector(db))
+            .withPorts(
+                new ServicePortBuilder()
+                    .withName(PORT_NAME)
+                    .withPort(port)
+                    .withTargetPort(new IntOrString(port))
+                    .withProtocol("TCP")
+                    .build());
+    customize(spec);
+    return new ServiceBuilder()
+        .withMetadata(metadata(db, Labels.Component.DATABASE))
+        .withSpec(spec.build())
+        .build();
+  }
+}

@@ -1,0 +1,233 @@
+package dev.cellar.operator.dependent;
+
+import dev.cellar.api.v1.Database;
+import dev.cellar.operator.Labels;
+import dev.cellar.operator.engine.EngineProfile;
+import dev.cellar.operator.engine.EngineProfiles;
+import dev.cellar.operator.engine.EngineVersion;
+import dev.cellar.operator.engine.VersionDecision;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
+import io.javaoperatorsdk.operator.api.config.informer.Informer;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * The database pods and their data volumes. The version it runs is recorded in the annotation
+ * {@link #VERSION_ANNOTATION}, so version rules hold after an operator restart or a lost status.
+ */
+@KubernetesDependent(informer = @Informer(labelSelector = Labels.MANAGED_SELECTOR))
+public class StatefulSetDependent extends OwnedChild<StatefulSet> {
+  public static final String VERSION_ANNOTATION = "cellar.dev/version";
+  public static final String CONFIG_HASH_ANNOTATION = "cellar.dev/config-hash";
+  public static final String CONTAINER = "database";
+  public static final String DATA_VOLUME = "data";
+  static final String CONFIG_VOLUME = "config";
+
+  public StatefulSetDependent() {
+    super(StatefulSet.class);
+  }
+
+  public static String name(Database db) {
+    return db.getMetadata().getName();
+  }
+
+  public static String podName(Database db, int ordinal) {
+    return name(db) + "-" + ordinal;
+  }
+
+  /** The data PVC of one pod, as the StatefulSet controller names it. */
+  public static String dataClaimName(Database db, int ordinal) {
+    return DATA_VOLUME + "-" + podName(db, ordinal);
+  }
+
+  @Override
+  protected String childName(Database db) {
+    return name(db);
+  }
+
+  /** The version recorded on a StatefulSet, if any. */
+  public static Optional<String> runningVersion(StatefulSet sts) {
+    return Optional.ofNullable(sts.getMetadata().getAnnotations())
+        .map(a -> a.get(VERSION_ANNOTATION));
+  }
+
+  /** What version to run for {@code db}, given the StatefulSet in the informer cache. */
+  public static VersionDecision versionDecision(Database db, Context<Database> context) {
+    return VersionDecision.decide(
+        EngineProfiles.of(db),
+        db.getSpec().getVersion(),
+        context
+            .getSecondaryResource(StatefulSet.class)
+            .flatMap(StatefulSetDependent::runningVersion));
+  }
+
+  @Override
+  protected StatefulSet desired(Database db, Context<Database> context) {
+    EngineProfile profile = EngineProfiles.of(db);
+    Optional<StatefulSet> existing = getSecondaryResource(db, context);
+    VersionDecision decision = versionDecision(db, context);
+    EngineVersion version =
+        decision
+            .target()
+            .orElseThrow(() -> new IllegalStateException("no runnable version for " + name(db)));
+    // A refused version change keeps the image that runs, whatever spec.image says.
+    String image =
+        decision.refusal().isPresent() && existing.isPresent()
+            ? existing.get().getSpec().getTemplate().getSpec().getContainers().get(0).getImage()
+            : profile.image(db, version);
+    Map<String, String> labels = Labels.of(db, Labels.Component.DATABASE);
+    return new StatefulSetBuilder()
+        .withMetadata(metadata(db, Labels.Component.DATABASE))
+        .editMetadata()
+        .addToAnnotations(VERSION_ANNOTATION, version.toString())
+        .endMetadata()
+        .withNewSpec()
+        .withServiceName(HeadlessServiceDependent.name(db))
+        .withReplicas(db.getSpec().getReplicas())
+        .withPodManagementPolicy("OrderedReady")
+        .withNewSelector()
+        .withMatchLabels(Labels.selector(db, Labels.Component.DATABASE))
+        .endSelector()
+        .withNewPersistentVolumeClaimRetentionPolicy()
+        .withWhenDeleted(db.getSpec().getDeletionPolicy().name())
+        .withWhenScaled("Retain")
+        .endPersistentVolumeClaimRetentionPolicy()
+        .withNewTemplate()
+        .withNewMetadata()
+        .withLabels(labels)
+        .addToAnnotations(CONFIG_HASH_ANNOTATION, configHash(profile.configFiles(db)))
+        .endMetadata()
+        .withNewSpec()
+        .withSecurityContext(PodSecurity.pod())
+        .withEnableServiceLinks(false)
+        .withContainers(container(db, profile, version, image))
+        .addNewVolume()
+        .withName(CONFIG_VOLUME)
+        .withNewConfigMap()
+        .withName(ConfigMapDependent.name(db))
+        .endConfigMap()
+        .endVolume()
+        .endSpec()
+        .endTemplate()
+        .withVolumeClaimTemplates(dataClaimTemplate(db, existing))
+        .endSpec()
+        .build();
+  }
+
+  private static Container container(
+      Database db, EngineProfile profile, EngineVersion version, String image) {
+    List<VolumeMount> mounts =
+        new java.util.ArrayList<>(
+            List.of(
+                new VolumeMountBuilder()
+                    .withName(DATA_VOLUME)
+                    .withMountPath(profile.dataMountPath(version))
+                    .build()));
+    for (String file : new TreeMap<>(profile.configFiles(db)).keySet()) {
+      mounts.add(
+          new VolumeMountBuilder()
+              .withName(CONFIG_VOLUME)
+              .withMountPath(profile.configDirectory() + "/" + file)
+              .withSubPath(file)
+              .withReadOnly(true)
+              .build());
+    }
+    return new ContainerBuilder()
+        .withName(CONTAINER)
+        .withImage(image)
+        .withArgs(profile.args(db))
+        .addNewPort()
+        .withName(ServiceChild.PORT_NAME)
+        .withContainerPort(profile.port())
+        .withProtocol("TCP")
+        .endPort()
+        .withEnv(profile.env(CredentialsSecretDependent.name(db), version))
+        .withReadinessProbe(profile.readinessProbe())
+        .withLivenessProbe(profile.livenessProbe())
+        .withStartupProbe(profile.startupProbe())
+        .withResources(resources(db))
+        .withSecurityContext(PodSecurity.container())
+        .withVolumeMounts(mounts)
+        .build();
+  }
+
+  /** spec.resources, or the defaults: requests 100m / 256Mi, limits 500m / 1Gi. */
+  static ResourceRequirements resources(Database db) {
+    ResourceRequirements wanted = db.getSpec().getResources();
+    if (wanted != null
+        && ((wanted.getRequests() != null && !wanted.getRequests().isEmpty())
+            || (wanted.getLimits() != null && !wanted.getLimits().isEmpty()))) {
+      return wanted;
+    }
+    return new ResourceRequirementsBuilder()
+        .addToRequests("cpu", new Quantity("100m"))
+        .addToRequests("memory", new Quantity("256Mi"))
+        .addToLimits("cpu", new Quantity("500m"))
+        .addToLimits("memory", new Quantity("1Gi"))
+        .build();
+  }
+
+  /**
+   * The data volume template. volumeClaimTemplates are immutable, so an existing StatefulSet's size
+   * is kept here; growing the PVCs is the storage resize's job.
+   */
+  private static PersistentVolumeClaim dataClaimTemplate(
+      Database db, Optional<StatefulSet> existing) {
+    Quantity size =
+        existing
+            .flatMap(sts -> sts.getSpec().getVolumeClaimTemplates().stream().findFirst())
+            .map(pvc -> pvc.getSpec().getResources().getRequests().get("storage"))
+            .orElseGet(() -> Quantities.size(db.getSpec().getStorage()));
+    return new PersistentVolumeClaimBuilder()
+        .withApiVersion("v1")
+        .withKind("PersistentVolumeClaim")
+        .withNewMetadata()
+        .withName(DATA_VOLUME)
+        .withLabels(Labels.of(db, Labels.Component.DATABASE))
+        .endMetadata()
+        .withNewSpec()
+        .withAccessModes("ReadWriteOnce")
+        .withStorageClassName(db.getSpec().getStorageClassName())
+        .withVolumeMode("Filesystem")
+        .withNewResources()
+        .addToRequests("storage", size)
+        .endResources()
+        .endSpec()
+        .build();
+  }
+
+  static String configHash(Map<String, String> files) {
+    try {
+      MessageDigest digest = MessageDigest.getInstance("SHA-256");
+      new TreeMap<>(files)
+          .forEach(
+              (name, content) -> {
+                digest.update(name.getBytes(StandardCharsets.UTF_8));
+                digest.update((byte) 0);
+                digest.update(content.getBytes(StandardCharsets.UTF_8));
+                digest.update((byte) 0);
+              });
+      return HexFormat.of().formatHex(digest.digest()).substring(0, 16);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,141 @@
+package dev.cellar.operator.engine;
+
+import dev.cellar.api.v1.Database;
+import dev.cellar.api.v1.Engine;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.api.model.ProbeBuilder;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Everything that differs between engines: image, port, paths, environment, probes, dump command
+ * and supported versions. Dependents ask the profile and never switch on the engine themselves.
+ */
+public abstract class EngineProfile {
+  /** The uid and gid of the official images' database user (postgres, mysql). */
+  public static final long DATABASE_UID = 999L;
+
+  /** Keys of the credentials Secret. */
+  public static final String USERNAME = "username";
+
+  public static final String PASSWORD = "password";
+  public static final String ROOT_PASSWORD = "root-password";
+  public static final String DATABASE = "database";
+  public static final String HOST = "host";
+  public static final String PORT = "port";
+  public static final String URI = "uri";
+
+  public abstract Engine engine();
+
+  /** The official image repository, e.g. {@code postgres}. */
+  protected abstract String imageRepository();
+
+  public abstract int port();
+
+  /** Supported series, oldest first: majors, or major.minor where the engine names them so. */
+  public abstract List<String> supportedSeries();
+
+  /** Where the data volume is mounted for this version. */
+  public abstract String dataMountPath(EngineVersion version);
+
+  /** Engine-specific environment; credentials come from the Secret named {@code secret}. */
+  public abstract List<EnvVar> env(String secret, EngineVersion version);
+
+  /** A shell command that exits 0 when the server accepts connections on this pod. */
+  protected abstract String readinessCommand();
+
+  /** A shell command that exits 0 while the server process is alive and answering. */
+  protected abstract String livenessCommand();
+
+  /**
+   * A shell command that writes a logical dump of every database to stdout, connecting to {@code
+   * $DB_HOST} with the credentials of {@link #dumpEnv}.
+   */
+  public abstract String dumpCommand();
+
+  /** Credentials the dump command needs, from the Secret named {@code secret}. */
+  public abstract List<EnvVar> dumpEnv(String secret);
+
+  /** The URI scheme of the {@link #URI} Secret key. */
+  public abstract String uriScheme();
+
+  /** Engine configuration files for the ConfigMap, by file name. */
+  public abstract Map<String, String> configFiles(Database db);
+
+  /** Where {@link #configFiles} are mounted, each file by its name. */
+  public abstract String configDirectory();
+
+  /** Container arguments (after the image's entrypoint). */
+  public List<String> args(Database db) {
+    return List.of();
+  }
+
+  /** The image to run: spec.image when the user names one, else the official one at version. */
+  public String image(Database db, EngineVersion version) {
+    return Optional.ofNullable(db.getSpec().getImage())
+        .filter(s -> !s.isBlank())
+        .orElse(imageRepository() + ":" + version);
+  }
+
+  /** The supported series that contains {@code version}, if any. */
+  public Optional<String> seriesOf(EngineVersion version) {
+    return supportedSeries().stream()
+        .filter(series -> version.isIn(EngineVersion.parse(series)))
+        .findFirst();
+  }
+
+  /** Whether moving from {@code running} to {@code wanted} changes the major (on-disk) format. */
+  public boolean isMajorChange(EngineVersion running, EngineVersion wanted) {
+    return !seriesOf(running).equals(seriesOf(wanted));
+  }
+
+  /**
+   * Whether a major change can be rolled out by starting the new server on the old data. False for
+   * PostgreSQL, whose data directory needs pg_upgrade.
+   */
+  public abstract boolean upgradesMajorInPlace();
+
+  public Probe readinessProbe() {
+    return execProbe(readinessCommand(), 5, 3);
+  }
+
+  public Probe livenessProbe() {
+    return execProbe(livenessCommand(), 10, 6);
+  }
+
+  /** Generous: initialising an empty data directory takes a while on a cold node. */
+  public Probe startupProbe() {
+    return execProbe(livenessCommand(), 10, 60);
+  }
+
+  private static Probe execProbe(String command, int periodSeconds, int failureThreshold) {
+    return new ProbeBuilder()
+        .withNewExec()
+        .withCommand("sh", "-c", command)
+        .endExec()
+        .withPeriodSeconds(periodSeconds)
+        .withTimeoutSeconds(5)
+        .withFailureThreshold(failureThreshold)
+        .withSuccessThreshold(1)
+        .build();
+  }
+
+  protected static EnvVar fromSecret(String name, String secret, String key) {
+    return new EnvVarBuilder()
+        .withName(name)
+        .withNewValueFrom()
+        .withNewSecretKeyRef()
+        .withName(secret)
+        .withKey(key)
+        .endSecretKeyRef()
+        .endValueFrom()
+        .build();
+  }
+
+  protected static EnvVar value(String name, String value) {
+    return new EnvVarBuilder().withName(name).withValue(value).build();
+  }
+}

@@ -1,0 +1,59 @@
+package dev.cellar.operator.engine;
+
+import dev.cellar.api.v1.Engine;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import java.util.ArrayList;
+import java.util.List;
+
+/** MariaDB on the official {@code mariadb} image. */
+public final class MariaDbProfile extends MySqlFamilyProfile {
+  @Override
+  public Engine engine() {
+    return Engine.MARIADB;
+  }
+
+  @Override
+  protected String imageRepository() {
+    return "mariadb";
+  }
+
+  @Override
+  protected String envPrefix() {
+    return "MARIADB_";
+  }
+
+  @Override
+  public List<String> supportedSeries() {
+    return List.of("10.6", "10.11", "11.4", "11.8");
+  }
+
+  @Override
+  public List<EnvVar> env(String secret, EngineVersion version) {
+    List<EnvVar> env = new ArrayList<>(super.env(secret, version));
+    // Major upgrades run mariadb-upgrade on first start of the new version.
+    env.add(value("MARIADB_AUTO_UPGRADE", "1"));
+    return env;
+  }
+
+  @Override
+  protected String serverSettings() {
+    return "log_bin = binlog\nbinlog_format = ROW\nlog_slave_updates = ON\n";
+  }
+
+  @Override
+  protected String readinessCommand() {
+    return "healthcheck.sh --connect --innodb_initialized";
+  }
+
+  @Override
+  protected String livenessCommand() {
+    return "healthcheck.sh --connect";
+  }
+
+  @Override
+  public String dumpCommand() {
+    return "mariadb-dump -h \"$DB_HOST\" -P "
+        + port()
+        + " -uroot --all-databases --single-transaction --routines --events --triggers";
+  }
+}

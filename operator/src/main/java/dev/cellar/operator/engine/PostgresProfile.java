@@ -1,0 +1,119 @@
+package dev.cellar.operator.engine;
+
+import dev.cellar.api.v1.Database;
+import dev.cellar.api.v1.Engine;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** PostgreSQL on the official {@code postgres} image. */
+public final class PostgresProfile extends EngineProfile {
+  /** From 18 on, the image keeps PGDATA under /var/lib/postgresql/MAJOR/docker. */
+  private static final int VERSIONED_PGDATA_SINCE = 18;
+
+  @Override
+  public Engine engine() {
+    return Engine.POSTGRESQL;
+  }
+
+  @Override
+  protected String imageRepository() {
+    return "postgres";
+  }
+
+  @Override
+  public int port() {
+    return 5432;
+  }
+
+  @Override
+  public List<String> supportedSeries() {
+    return List.of("13", "14", "15", "16", "17", "18");
+  }
+
+  @Override
+  public String dataMountPath(EngineVersion version) {
+    return version.major() >= VERSIONED_PGDATA_SINCE
+        ? "/var/lib/postgresql"
+        : "/var/lib/postgresql/data";
+  }
+
+  /** A subdirectory, so initdb never meets the volume's lost+found. */
+  String dataDirectory(EngineVersion version) {
+    return version.major() >= VERSIONED_PGDATA_SINCE
+        ? "/var/lib/postgresql/" + version.major() + "/docker"
+        : "/var/lib/postgresql/data/pgdata";
+  }
+
+  @Override
+  public List<EnvVar> env(String secret, EngineVersion version) {
+    return List.of(
+        fromSecret("POSTGRES_USER", secret, USERNAME),
+        fromSecret("POSTGRES_PASSWORD", secret, PASSWORD),
+        fromSecret("POSTGRES_DB", secret, DATABASE),
+        value("PGDATA", dataDirectory(version)),
+        value("PGPORT", String.valueOf(port())));
+  }
+
+  @Override
+  protected String readinessCommand() {
+    return "pg_isready -q -h 127.0.0.1 -p " + port() + " -U \"$POSTGRES_USER\" -d \"$POSTGRES_DB\"";
+  }
+
+  @Override
+  protected String livenessCommand() {
+    return readinessCommand();
+  }
+
+  @Override
+  public String dumpCommand() {
+    return "pg_dumpall -h \"$DB_HOST\" -p " + port() + " -U \"$PGUSER\"";
+  }
+
+  @Override
+  public List<EnvVar> dumpEnv(String secret) {
+    return List.of(
+        fromSecret("PGUSER", secret, USERNAME), fromSecret("PGPASSWORD", secret, PASSWORD));
+  }
+
+  @Override
+  public String uriScheme() {
+    return "postgresql";
+  }
+
+  /** Server settings, passed as -c flags and written to the ConfigMap for reference. */
+  static final Map<String, String> SETTINGS =
+      new TreeMap<>(
+          Map.of(
+              "listen_addresses", "*",
+              "password_encryption", "scram-sha-256",
+              "wal_level", "replica",
+              "max_wal_senders", "10",
+              "hot_standby", "on"));
+
+  @Override
+  public Map<String, String> configFiles(Database db) {
+    StringBuilder conf = new StringBuilder("# Passed to postgres as -c flags by Cellar.\n");
+    SETTINGS.forEach((key, value) -> conf.append(key).append(" = '").append(value).append("'\n"));
+    return Map.of("postgresql.cellar.conf", conf.toString());
+  }
+
+  @Override
+  public String configDirectory() {
+    return "/etc/cellar";
+  }
+
+  @Override
+  public List<String> args(Database db) {
+    List<String> args = new ArrayList<>();
+    SETTINGS.forEach((key, value) -> args.addAll(List.of("-c", key + "=" + value)));
+    return args;
+  }
+
+  @Override
+  public boolean upgradesMajorInPlace() {
+    return false;
+  }
+}

@@ -1,0 +1,473 @@
+package dev.cellar.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.cellar.api.v1.Database;
+import dev.cellar.api.v1.DatabaseSpec;
+import dev.cellar.api.v1.DeletionPolicy;
+import dev.cellar.api.v1.Engine;
+import dev.cellar.api.v1.Phase;
+import dev.cellar.operator.dependent.BackupCronJobDependent;
+import dev.cellar.operator.dependent.BackupPvcDependent;
+import dev.cellar.operator.dependent.ConfigMapDependent;
+import dev.cellar.operator.dependent.CredentialsSecretDependent;
+import dev.cellar.operator.dependent.HeadlessServiceDependent;
+import dev.cellar.operator.dependent.StatefulSetDependent;
+import dev.cellar.operator.status.ConditionSet;
+import dev.cellar.operator.status.StatusFactory;
+import dev.cellar.testkit.LocalCluster;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.junit.LocallyRunOperatorExtension;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** The reconciler in this JVM against the local cluster: children, status, drift, deletion. */
+class DatabaseReconcilerIT {
+  static final KubernetesClient client = LocalCluster.get().newClient();
+  static final Duration CONVERGE = Duration.ofSeconds(90);
+
+  @RegisterExtension
+  static LocallyRunOperatorExtension operator =
+      LocallyRunOperatorExtension.builder()
+          .withKubernetesClient(client)
+          .withReconciler(new DatabaseReconciler())
+          .build();
+
+  static Database database(String name, Engine engine, String version) {
+    Database db = new Database(null, name, new DatabaseSpec(engine, version, "1Gi"));
+    return db;
+  }
+
+  Database create(Database db) {
+    return operator.create(db);
+  }
+
+  Database get(String name) {
+    return operator.get(Database.class, name);
+  }
+
+  <T extends HasMetadata> T child(Class<T> type, String name) {
+    return operator.get(type, name);
+  }
+
+  Database awaitPhase(String name, Phase phase) {
+    await(name + " " + phase)
+        .atMost(CONVERGE)
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(
+            () -> {
+              Database db = get(name);
+              assertThat(db.getStatus()).isNotNull();
+              assertThat(db.getStatus().getPhase()).as(describe(db)).isEqualTo(phase);
+              assertThat(db.getStatus().getObservedGeneration())
+                  .isEqualTo(db.getMetadata().getGeneration());
+            });
+    return get(name);
+  }
+
+  static String describe(Database db) {
+    return db.getStatus() == null ? "no status" : db.getStatus().getConditions().toString();
+  }
+
+  static Condition condition(Database db, String type) {
+    return ConditionSet.find(db.getStatus().getConditions(), type).orElseThrow();
+  }
+
+  static String secretValue(Secret secret, String key) {
+    return new String(
+        Base64.getDecoder().decode(secret.getData().get(key)), StandardCharsets.UTF_8);
+  }
+
+  void restrictNamespace() {
+    client
+        .namespaces()
+        .withName(operator.getNamespace())
+        .edit(
+            ns -> {
+              ns.getMetadata().getLabels().put("pod-security.kubernetes.io/enforce", "restricted");
+              return ns;
+            });
+  }
+
+  @ParameterizedTest
+  @EnumSource(Engine.class)
+  void eachEngineBecomesReadyWithEveryChild(Engine engine) {
+    restrictNamespace();
+    String version =
+        Map.of(Engine.POSTGRESQL, "16", Engine.MYSQL, "8.4", Engine.MARIADB, "11.4").get(engine);
+    create(database("shop", engine, version));
+    Database db = awaitPhase("shop", Phase.Ready);
+
+    assertThat(condition(db, StatusFactory.READY).getStatus()).isEqualTo("True");
+    assertThat(condition(db, StatusFactory.AVAILABLE).getStatus()).isEqualTo("True");
+    assertThat(condition(db, StatusFactory.PROGRESSING).getReason()).isEqualTo("Reconciled");
+    assertThat(condition(db, StatusFactory.DEGRADED).getStatus()).isEqualTo("False");
+    assertThat(condition(db, StatusFactory.BACKUP_READY).getStatus()).isEqualTo("True");
+    int port = engine == Engine.POSTGRESQL ? 5432 : 3306;
+    assertThat(db.getStatus().getEndpoint())
+        .isEqualTo("shop." + operator.getNamespace() + ".svc.cluster.local:" + port);
+    assertThat(db.getStatus().getVersion()).isEqualTo(version);
+    assertThat(db.getStatus().getEngine()).isEqualTo(engine.value());
+    assertThat(db.getStatus().getReadyReplicas()).isEqualTo(1);
+    assertThat(db.getStatus().getCredentialsSecret()).isEqualTo("shop-credentials");
+
+    Map<String, String> labels =
+        Map.of(
+            Labels.NAME, engine.value(),
+            Labels.INSTANCE, "shop",
+            Labels.MANAGED_BY, "cellar-operator",
+            Labels.PART_OF, "cellar");
+    List<HasMetadata> owned =
+        List.of(
+            child(Service.class, "shop"),
+            child(Service.class, "shop-headless"),
+            child(StatefulSet.class, "shop"),
+            child(io.fabric8.kubernetes.api.model.ConfigMap.class, "shop-config"),
+            child(CronJob.class, "shop-backup"));
+    for (HasMetadata child : owned) {
+      assertThat(child.getMetadata().getLabels()).as(child.getKind()).containsAllEntriesOf(labels);
+      assertThat(child.getMetadata().getOwnerReferences())
+          .as(child.getKind() + " owned by the Database")
+          .singleElement()
+          .satisfies(o -> assertThat(o.getUid()).isEqualTo(db.getMetadata().getUid()));
+    }
+    // Retain (default): the data-holding children carry no owner reference.
+    Secret secret = child(Secret.class, "shop-credentials");
+    var backupPvc =
+        child(io.fabric8.kubernetes.api.model.PersistentVolumeClaim.class, "shop-backups");
+    for (HasMetadata kept : List.of(secret, backupPvc)) {
+      assertThat(kept.getMetadata().getLabels()).containsAllEntriesOf(labels);
+      assertThat(kept.getMetadata().getOwnerReferences()).isNullOrEmpty();
+    }
+    assertThat(child(Service.class, "shop-ro")).isNull();
+    assertThat(child(PodDisruptionBudget.class, "shop")).isNull();
+
+    assertThat(secret.getData())
+        .containsKeys("username", "password", "database", "host", "port", "uri");
+    assertThat(secretValue(secret, "password")).hasSizeGreaterThanOrEqualTo(24);
+    assertThat(secretValue(secret, "host"))
+        .isEqualTo("shop." + operator.getNamespace() + ".svc.cluster.local");
+    assertThat(secretValue(secret, "port")).isEqualTo(String.valueOf(port));
+    assertThat(secretValue(secret, "uri"))
+        .contains(secretValue(secret, "password"))
+        .contains(":" + port + "/");
+
+    Service primary = child(Service.class, "shop");
+    assertThat(primary.getSpec().getSelector())
+        .containsEntry("statefulset.kubernetes.io/pod-name", "shop-0");
+    assertThat(child(Service.class, "shop-headless").getSpec().getClusterIP()).isEqualTo("None");
+
+    StatefulSet sts = child(StatefulSet.class, "shop");
+    assertThat(sts.getMetadata().getAnnotations())
+        .containsEntry(StatefulSetDependent.VERSION_ANNOTATION, version);
+    Container container = sts.getSpec().getTemplate().getSpec().getContainers().get(0);
+    String image =
+        Map.of(Engine.POSTGRESQL, "postgres", Engine.MYSQL, "mysql", Engine.MARIADB, "mariadb")
+            .get(engine);
+    assertThat(container.getImage()).isEqualTo(image + ":" + version);
+    assertThat(container.getPorts().get(0).getContainerPort()).isEqualTo(port);
+    assertThat(container.getReadinessProbe().getExec().getCommand()).isNotEmpty();
+    assertThat(container.getLivenessProbe()).isNotNull();
+    assertThat(container.getEnv())
+        .filteredOn(e -> e.getValueFrom() != null && e.getValueFrom().getSecretKeyRef() != null)
+        .extracting(e -> e.getValueFrom().getSecretKeyRef().getName())
+        .isNotEmpty()
+        .containsOnly("shop-credentials");
+    assertThat(container.getEnv())
+        .extracting(EnvVar::getValue)
+        .doesNotContain(secretValue(secret, "password"));
+    assertThat(container.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+    assertThat(sts.getSpec().getTemplate().getSpec().getSecurityContext().getRunAsUser())
+        .isEqualTo(999L);
+    assertThat(sts.getSpec().getVolumeClaimTemplates().get(0).getMetadata().getName())
+        .isEqualTo("data");
+    assertThat(sts.getSpec().getPersistentVolumeClaimRetentionPolicy().getWhenDeleted())
+        .isEqualTo("Retain");
+
+    // The pod exists (admitted under the restricted level) and its data PVC is bound.
+    Pod pod = child(Pod.class, "shop-0");
+    assertThat(pod).isNotNull();
+    assertThat(
+            child(io.fabric8.kubernetes.api.model.PersistentVolumeClaim.class, "data-shop-0")
+                .getStatus()
+                .getPhase())
+        .isEqualTo("Bound");
+  }
+
+  @Test
+  void unsupportedVersionFailsWithoutAStatefulSetAndLeavesOthersAlone() {
+    create(database("legacy", Engine.POSTGRESQL, "9"));
+    create(database("modern", Engine.POSTGRESQL, "17"));
+    Database legacy = awaitPhase("legacy", Phase.Failed);
+    Condition degraded = condition(legacy, StatusFactory.DEGRADED);
+    assertThat(degraded.getReason()).isEqualTo("UnsupportedVersion");
+    assertThat(degraded.getMessage()).contains("13, 14, 15, 16, 17, 18");
+    assertThat(child(StatefulSet.class, "legacy")).isNull();
+    awaitPhase("modern", Phase.Ready);
+    await("an UnsupportedVersion event")
+        .atMost(CONVERGE)
+        .until(
+            () ->
+                client.v1().events().inNamespace(operator.getNamespace()).list().getItems().stream()
+                    .anyMatch(
+                        e ->
+                            "UnsupportedVersion".equals(e.getReason())
+                                && "legacy".equals(e.getInvolvedObject().getName())));
+    assertThat(child(StatefulSet.class, "legacy")).isNull();
+  }
+
+  @Test
+  void deletedAndEditedChildrenAreRepaired() {
+    create(database("drift", Engine.MARIADB, "11.4"));
+    awaitPhase("drift", Phase.Ready);
+    for (Class<? extends HasMetadata> type :
+        List.of(
+            Service.class,
+            StatefulSet.class,
+            io.fabric8.kubernetes.api.model.ConfigMap.class,
+            CronJob.class)) {
+      String name =
+          type == io.fabric8.kubernetes.api.model.ConfigMap.class
+              ? "drift-config"
+              : type == CronJob.class ? "drift-backup" : "drift";
+      String uid = child(type, name).getMetadata().getUid();
+      client.resources(type).inNamespace(operator.getNamespace()).withName(name).delete();
+      await(type.getSimpleName() + " recreated")
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  child(type, name) != null
+                      && !child(type, name).getMetadata().getUid().equals(uid));
+    }
+    client
+        .services()
+        .inNamespace(operator.getNamespace())
+        .withName("drift")
+        .edit(
+            s -> {
+              s.getSpec().getPorts().get(0).setPort(9999);
+              return s;
+            });
+    await("Service port restored")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> child(Service.class, "drift").getSpec().getPorts().get(0).getPort() == 3306);
+    client
+        .apps()
+        .statefulSets()
+        .inNamespace(operator.getNamespace())
+        .withName("drift")
+        .edit(
+            s -> {
+              s.getSpec().getTemplate().getSpec().getContainers().get(0).setImage("mariadb:10.6");
+              return s;
+            });
+    await("StatefulSet image restored")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                child(StatefulSet.class, "drift")
+                    .getSpec()
+                    .getTemplate()
+                    .getSpec()
+                    .getContainers()
+                    .get(0)
+                    .getImage()
+                    .equals("mariadb:11.4"));
+    awaitPhase("drift", Phase.Ready);
+  }
+
+  @Test
+  void anIdleDatabaseSeesNoWrites() {
+    create(database("idle", Engine.POSTGRESQL, "16"));
+    awaitPhase("idle", Phase.Ready);
+    Supplier<List<String>> versions =
+        () ->
+            List.of(
+                get("idle").getMetadata().getResourceVersion(),
+                child(StatefulSet.class, "idle").getMetadata().getResourceVersion(),
+                child(Service.class, "idle").getMetadata().getResourceVersion(),
+                child(Service.class, "idle-headless").getMetadata().getResourceVersion(),
+                child(Secret.class, "idle-credentials").getMetadata().getResourceVersion(),
+                child(io.fabric8.kubernetes.api.model.ConfigMap.class, "idle-config")
+                    .getMetadata()
+                    .getResourceVersion(),
+                child(CronJob.class, "idle-backup").getMetadata().getResourceVersion());
+    // Settled: two samples five seconds apart agree (the first status writes are done).
+    List<List<String>> last = new java.util.ArrayList<>(List.of(versions.get()));
+    await("settled")
+        .atMost(CONVERGE)
+        .pollInterval(Duration.ofSeconds(5))
+        .until(() -> last.set(0, versions.get()).equals(last.get(0)));
+    List<String> before = versions.get();
+    await("two idle minutes")
+        .during(Duration.ofMinutes(2))
+        .atMost(Duration.ofMinutes(3))
+        .pollInterval(Duration.ofSeconds(10))
+        .until(() -> versions.get().equals(before));
+  }
+
+  @Test
+  void backupsTurnOffAndOnAndReportFailures() {
+    Database db = create(database("dumps", Engine.POSTGRESQL, "16"));
+    awaitPhase("dumps", Phase.Ready);
+
+    db = get("dumps");
+    db.getSpec().setBackupEnabled(false);
+    operator.replace(db);
+    await("CronJob deleted, PVC kept")
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () -> {
+              assertThat(child(CronJob.class, "dumps-backup")).isNull();
+              assertThat(
+                      child(
+                          io.fabric8.kubernetes.api.model.PersistentVolumeClaim.class,
+                          "dumps-backups"))
+                  .isNotNull();
+              assertThat(condition(get("dumps"), StatusFactory.BACKUP_READY).getReason())
+                  .isEqualTo("BackupDisabled");
+            });
+
+    db = get("dumps");
+    db.getSpec().setBackupEnabled(true);
+    operator.replace(db);
+    await("CronJob back")
+        .atMost(CONVERGE)
+        .until(() -> child(CronJob.class, "dumps-backup") != null);
+
+    CronJob cronJob = child(CronJob.class, "dumps-backup");
+    runBackupJob(cronJob, "dumps-backup-good", false);
+    await("lastBackupTime set")
+        .atMost(CONVERGE)
+        .untilAsserted(() -> assertThat(get("dumps").getStatus().getLastBackupTime()).isNotBlank());
+
+    runBackupJob(cronJob, "dumps-backup-bad", true);
+    await("BackupFailed")
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () -> {
+              Condition backup = condition(get("dumps"), StatusFactory.BACKUP_READY);
+              assertThat(backup.getStatus()).isEqualTo("False");
+              assertThat(backup.getReason()).isEqualTo(StatusFactory.BACKUP_FAILED);
+              assertThat(backup.getMessage()).contains("dumps-backup-bad");
+            });
+    await("a BackupFailed event")
+        .atMost(CONVERGE)
+        .until(
+            () ->
+                client.v1().events().inNamespace(operator.getNamespace()).list().getItems().stream()
+                    .anyMatch(e -> StatusFactory.BACKUP_FAILED.equals(e.getReason())));
+  }
+
+  /**
+   * Starts a Job from the CronJob's template as the CronJob controller would. kwok completes it, or
+   * fails it when the pod carries the fail annotation of the local cluster's stages.
+   */
+  void runBackupJob(CronJob cronJob, String name, boolean fail) {
+    var template = cronJob.getSpec().getJobTemplate();
+    Job job =
+        new JobBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .withNamespace(operator.getNamespace())
+            .withLabels(template.getMetadata().getLabels())
+            .addNewOwnerReference()
+            .withApiVersion("batch/v1")
+            .withKind("CronJob")
+            .withName(cronJob.getMetadata().getName())
+            .withUid(cronJob.getMetadata().getUid())
+            .withController(true)
+            .endOwnerReference()
+            .endMetadata()
+            .withSpec(template.getSpec())
+            .editSpec()
+            .withBackoffLimit(0)
+            .editTemplate()
+            .editOrNewMetadata()
+            .addToAnnotations(fail ? Map.of(KWOK_FAIL_ANNOTATION, "true") : Map.of())
+            .endMetadata()
+            .endTemplate()
+            .endSpec()
+            .build();
+    client.batch().v1().jobs().inNamespace(operator.getNamespace()).resource(job).create();
+  }
+
+  static final String KWOK_FAIL_ANNOTATION = "cellar.dev/kwok-fail";
+
+  @Test
+  void retainKeepsDataAndPasswordForTheNextDatabaseOfThatName() {
+    create(database("keep", Engine.MYSQL, "8.4"));
+    awaitPhase("keep", Phase.Ready);
+    String password = secretValue(child(Secret.class, "keep-credentials"), "password");
+    operator.delete(get("keep"));
+    await("Database gone").atMost(CONVERGE).until(() -> get("keep") == null);
+    await("owned children collected")
+        .atMost(CONVERGE)
+        .until(() -> child(StatefulSet.class, "keep") == null);
+    assertThat(child(Secret.class, "keep-credentials")).isNotNull();
+    assertThat(child(io.fabric8.kubernetes.api.model.PersistentVolumeClaim.class, "keep-backups"))
+        .isNotNull();
+    assertThat(child(io.fabric8.kubernetes.api.model.PersistentVolumeClaim.class, "data-keep-0"))
+        .isNotNull();
+
+    create(database("keep", Engine.MYSQL, "8.4"));
+    awaitPhase("keep", Phase.Ready);
+    assertThat(secretValue(child(Secret.class, "keep-credentials"), "password"))
+        .isEqualTo(password);
+  }
+
+  @Test
+  void deletePolicyLeavesNothing() {
+    Database db = database("gone", Engine.POSTGRESQL, "16");
+    db.getSpec().setDeletionPolicy(DeletionPolicy.Delete);
+    create(db);
+    awaitPhase("gone", Phase.Ready);
+    operator.delete(get("gone"));
+    await("everything collected")
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () -> {
+              assertThat(get("gone")).isNull();
+              assertThat(child(Secret.class, CredentialsSecretDependent.name(db))).isNull();
+              assertThat(
+                      child(
+                          io.fabric8.kubernetes.api.model.PersistentVolumeClaim.class,
+                          BackupPvcDependent.name(db)))
+                  .isNull();
+              assertThat(
+                      child(
+                          io.fabric8.kubernetes.api.model.PersistentVolumeClaim.class,
+                          "data-gone-0"))
+                  .isNull();
+              assertThat(child(StatefulSet.class, StatefulSetDependent.name(db))).isNull();
+              assertThat(
+                      child(
+                          io.fabric8.kubernetes.api.model.ConfigMap.class,
+                          ConfigMapDependent.name(db)))
+                  .isNull();
+              assertThat(child(Service.class, HeadlessServiceDependent.name(db))).isNull();
+              assertThat(child(CronJob.class, BackupCronJobDependent.name(db))).isNull();
+            });
+  }
+}
