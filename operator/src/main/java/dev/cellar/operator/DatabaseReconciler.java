@@ -56,11 +56,11 @@ import org.slf4j.LoggerFactory;
       @Dependent(
           name = "primary",
           type = PrimaryServiceDependent.class,
-          useEventSourceWithName = "services"),
+          useEventSourceWithName = "headless"),
       @Dependent(
           name = "readonly",
           type = ReadOnlyServiceDependent.class,
-          useEventSourceWithName = "services",
+          useEventSourceWithName = "headless",
           reconcilePrecondition = Conditions.Replicated.class),
       @Dependent(
           name = "statefulset",

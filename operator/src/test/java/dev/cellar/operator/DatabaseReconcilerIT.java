@@ -52,6 +52,8 @@ class DatabaseReconcilerIT {
       LocallyRunOperatorExtension.builder()
           .withKubernetesClient(client)
           .withReconciler(new DatabaseReconciler())
+          .oneNamespacePerClass(true)
+          .waitForNamespaceDeletion(false)
           .build();
 
   static Database database(String name, Engine engine, String version) {
@@ -116,8 +118,9 @@ class DatabaseReconcilerIT {
     restrictNamespace();
     String version =
         Map.of(Engine.POSTGRESQL, "16", Engine.MYSQL, "8.4", Engine.MARIADB, "11.4").get(engine);
-    create(database("shop", engine, version));
-    Database db = awaitPhase("shop", Phase.Ready);
+    String name = "shop-" + engine.value();
+    create(database(name, engine, version));
+    Database db = awaitPhase(name, Phase.Ready);
 
     assertThat(condition(db, StatusFactory.READY).getStatus()).isEqualTo("True");
     assertThat(condition(db, StatusFactory.AVAILABLE).getStatus()).isEqualTo("True");
@@ -126,25 +129,29 @@ class DatabaseReconcilerIT {
     assertThat(condition(db, StatusFactory.BACKUP_READY).getStatus()).isEqualTo("True");
     int port = engine == Engine.POSTGRESQL ? 5432 : 3306;
     assertThat(db.getStatus().getEndpoint())
-        .isEqualTo("shop." + operator.getNamespace() + ".svc.cluster.local:" + port);
+        .isEqualTo(name + "." + operator.getNamespace() + ".svc.cluster.local:" + port);
     assertThat(db.getStatus().getVersion()).isEqualTo(version);
     assertThat(db.getStatus().getEngine()).isEqualTo(engine.value());
     assertThat(db.getStatus().getReadyReplicas()).isEqualTo(1);
-    assertThat(db.getStatus().getCredentialsSecret()).isEqualTo("shop-credentials");
+    assertThat(db.getStatus().getCredentialsSecret()).isEqualTo(name + "-credentials");
 
     Map<String, String> labels =
         Map.of(
-            Labels.NAME, engine.value(),
-            Labels.INSTANCE, "shop",
-            Labels.MANAGED_BY, "cellar-operator",
-            Labels.PART_OF, "cellar");
+            Labels.NAME,
+            engine.value(),
+            Labels.INSTANCE,
+            name,
+            Labels.MANAGED_BY,
+            "cellar-operator",
+            Labels.PART_OF,
+            "cellar");
     List<HasMetadata> owned =
         List.of(
-            child(Service.class, "shop"),
-            child(Service.class, "shop-headless"),
-            child(StatefulSet.class, "shop"),
-            child(io.fabric8.kubernetes.api.model.ConfigMap.class, "shop-config"),
-            child(CronJob.class, "shop-backup"));
+            child(Service.class, name),
+            child(Service.class, name + "-headless"),
+            child(StatefulSet.class, name),
+            child(io.fabric8.kubernetes.api.model.ConfigMap.class, name + "-config"),
+            child(CronJob.class, name + "-backup"));
     for (HasMetadata child : owned) {
       assertThat(child.getMetadata().getLabels()).as(child.getKind()).containsAllEntriesOf(labels);
       assertThat(child.getMetadata().getOwnerReferences())
@@ -153,32 +160,32 @@ class DatabaseReconcilerIT {
           .satisfies(o -> assertThat(o.getUid()).isEqualTo(db.getMetadata().getUid()));
     }
     // Retain (default): the data-holding children carry no owner reference.
-    Secret secret = child(Secret.class, "shop-credentials");
+    Secret secret = child(Secret.class, name + "-credentials");
     var backupPvc =
-        child(io.fabric8.kubernetes.api.model.PersistentVolumeClaim.class, "shop-backups");
+        child(io.fabric8.kubernetes.api.model.PersistentVolumeClaim.class, name + "-backups");
     for (HasMetadata kept : List.of(secret, backupPvc)) {
       assertThat(kept.getMetadata().getLabels()).containsAllEntriesOf(labels);
       assertThat(kept.getMetadata().getOwnerReferences()).isNullOrEmpty();
     }
-    assertThat(child(Service.class, "shop-ro")).isNull();
-    assertThat(child(PodDisruptionBudget.class, "shop")).isNull();
+    assertThat(child(Service.class, name + "-ro")).isNull();
+    assertThat(child(PodDisruptionBudget.class, name)).isNull();
 
     assertThat(secret.getData())
         .containsKeys("username", "password", "database", "host", "port", "uri");
     assertThat(secretValue(secret, "password")).hasSizeGreaterThanOrEqualTo(24);
     assertThat(secretValue(secret, "host"))
-        .isEqualTo("shop." + operator.getNamespace() + ".svc.cluster.local");
+        .isEqualTo(name + "." + operator.getNamespace() + ".svc.cluster.local");
     assertThat(secretValue(secret, "port")).isEqualTo(String.valueOf(port));
     assertThat(secretValue(secret, "uri"))
         .contains(secretValue(secret, "password"))
         .contains(":" + port + "/");
 
-    Service primary = child(Service.class, "shop");
+    Service primary = child(Service.class, name);
     assertThat(primary.getSpec().getSelector())
-        .containsEntry("statefulset.kubernetes.io/pod-name", "shop-0");
-    assertThat(child(Service.class, "shop-headless").getSpec().getClusterIP()).isEqualTo("None");
+        .containsEntry("statefulset.kubernetes.io/pod-name", name + "-0");
+    assertThat(child(Service.class, name + "-headless").getSpec().getClusterIP()).isEqualTo("None");
 
-    StatefulSet sts = child(StatefulSet.class, "shop");
+    StatefulSet sts = child(StatefulSet.class, name);
     assertThat(sts.getMetadata().getAnnotations())
         .containsEntry(StatefulSetDependent.VERSION_ANNOTATION, version);
     Container container = sts.getSpec().getTemplate().getSpec().getContainers().get(0);
@@ -193,7 +200,7 @@ class DatabaseReconcilerIT {
         .filteredOn(e -> e.getValueFrom() != null && e.getValueFrom().getSecretKeyRef() != null)
         .extracting(e -> e.getValueFrom().getSecretKeyRef().getName())
         .isNotEmpty()
-        .containsOnly("shop-credentials");
+        .containsOnly(name + "-credentials");
     assertThat(container.getEnv())
         .extracting(EnvVar::getValue)
         .doesNotContain(secretValue(secret, "password"));
@@ -206,10 +213,12 @@ class DatabaseReconcilerIT {
         .isEqualTo("Retain");
 
     // The pod exists (admitted under the restricted level) and its data PVC is bound.
-    Pod pod = child(Pod.class, "shop-0");
+    Pod pod = child(Pod.class, name + "-0");
     assertThat(pod).isNotNull();
     assertThat(
-            child(io.fabric8.kubernetes.api.model.PersistentVolumeClaim.class, "data-shop-0")
+            child(
+                    io.fabric8.kubernetes.api.model.PersistentVolumeClaim.class,
+                    "data-" + name + "-0")
                 .getStatus()
                 .getPhase())
         .isEqualTo("Bound");

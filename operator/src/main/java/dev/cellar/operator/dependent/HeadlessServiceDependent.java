@@ -4,6 +4,7 @@ import dev.cellar.api.v1.Database;
 import dev.cellar.operator.Labels;
 import io.fabric8.kubernetes.api.model.ServiceSpecBuilder;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.BooleanWithUndefined;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import java.util.Map;
 
@@ -12,7 +13,8 @@ import java.util.Map;
  * pod, ready or not, so replicas can find the primary while they bootstrap.
  */
 @KubernetesDependent(
-    informer = @Informer(name = ServiceChild.EVENT_SOURCE, labelSelector = Labels.MANAGED_SELECTOR))
+    useSSA = BooleanWithUndefined.FALSE,
+    informer = @Informer(labelSelector = Labels.MANAGED_SELECTOR))
 public class HeadlessServiceDependent extends ServiceChild {
 
   public static String name(Database db) {

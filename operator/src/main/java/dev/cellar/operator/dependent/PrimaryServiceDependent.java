@@ -2,10 +2,13 @@ package dev.cellar.operator.dependent;
 
 import dev.cellar.api.v1.Database;
 import dev.cellar.operator.Labels;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.BooleanWithUndefined;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** The read-write Service {@code <name>}: it selects pod 0, the primary, and nothing else. */
+@KubernetesDependent(useSSA = BooleanWithUndefined.FALSE)
 public class PrimaryServiceDependent extends ServiceChild {
   /** The label the StatefulSet controller puts on each pod with its own name. */
   static final String POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name";

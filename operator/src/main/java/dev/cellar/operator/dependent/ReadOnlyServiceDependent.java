@@ -2,6 +2,8 @@ package dev.cellar.operator.dependent;
 
 import dev.cellar.api.v1.Database;
 import dev.cellar.operator.Labels;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.BooleanWithUndefined;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -9,6 +11,7 @@ import java.util.Map;
  * The read-only Service {@code <name>-ro}, for replicas > 1: it selects the pods the operator
  * labels {@code cellar.dev/role=replica} (every pod but the primary).
  */
+@KubernetesDependent(useSSA = BooleanWithUndefined.FALSE)
 public class ReadOnlyServiceDependent extends ServiceChild {
   public static final String ROLE_LABEL = "cellar.dev/role";
   public static final String REPLICA = "replica";

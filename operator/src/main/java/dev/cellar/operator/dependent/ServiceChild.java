@@ -12,11 +12,10 @@ import io.javaoperatorsdk.operator.api.reconciler.Context;
 import java.util.Map;
 
 /**
- * The three Services of a Database share one informer ({@link #EVENT_SOURCE}) and differ only in
- * name, selector and whether they have a cluster IP.
+ * The three Services of a Database share one informer (the headless Service dependent's, which the
+ * workflow names "headless") and differ only in name, selector and cluster IP.
  */
 abstract class ServiceChild extends OwnedChild<Service> {
-  static final String EVENT_SOURCE = "services";
   static final String PORT_NAME = "db";
 
   ServiceChild() {
