@@ -57,6 +57,11 @@ public class BackupCronJobDependent extends OwnedChild<CronJob> {
 
   @Override
   protected CronJob desired(Database db, Context<Database> context) {
+    return desired(db, backupImage(db, EngineProfiles.of(db), context));
+  }
+
+  /** The CronJob for {@code db}, dumping with the client tools of {@code image}. */
+  CronJob desired(Database db, String image) {
     EngineProfile profile = EngineProfiles.of(db);
     List<EnvVar> env = new ArrayList<>();
     env.add(
@@ -93,7 +98,7 @@ public class BackupCronJobDependent extends OwnedChild<CronJob> {
         .withEnableServiceLinks(false)
         .addNewContainer()
         .withName(CONTAINER)
-        .withImage(backupImage(db, profile, context))
+        .withImage(image)
         .withCommand("bash", "-c", script(db, profile))
         .withEnv(env)
         .withNewResources()

@@ -81,9 +81,12 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
 
   @Override
   protected StatefulSet desired(Database db, Context<Database> context) {
+    return desired(db, getSecondaryResource(db, context), versionDecision(db, context));
+  }
+
+  /** The StatefulSet for {@code db}, given the one that exists and the version decision. */
+  StatefulSet desired(Database db, Optional<StatefulSet> existing, VersionDecision decision) {
     EngineProfile profile = EngineProfiles.of(db);
-    Optional<StatefulSet> existing = getSecondaryResource(db, context);
-    VersionDecision decision = versionDecision(db, context);
     EngineVersion version =
         decision
             .target()

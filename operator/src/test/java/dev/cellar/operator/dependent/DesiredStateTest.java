@@ -1,0 +1,206 @@
+package dev.cellar.operator.dependent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cellar.api.v1.Database;
+import dev.cellar.api.v1.DatabaseSpec;
+import dev.cellar.api.v1.DeletionPolicy;
+import dev.cellar.api.v1.Engine;
+import dev.cellar.operator.Labels;
+import dev.cellar.operator.engine.EngineProfiles;
+import dev.cellar.operator.engine.VersionDecision;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** Each dependent's desired state, computed without a cluster. */
+class DesiredStateTest {
+  static Database db(Engine engine, String version) {
+    Database db = new Database("shop", "orders-db", new DatabaseSpec(engine, version, "100Gi"));
+    db.getMetadata().setUid("uid-1");
+    return db;
+  }
+
+  static StatefulSet statefulSet(Database db, Optional<StatefulSet> existing) {
+    VersionDecision decision =
+        VersionDecision.decide(
+            EngineProfiles.of(db),
+            db.getSpec().getVersion(),
+            existing.flatMap(StatefulSetDependent::runningVersion));
+    return new StatefulSetDependent().desired(db, existing, decision);
+  }
+
+  @Test
+  void namesFollowTheDatabase() {
+    Database db = db(Engine.POSTGRESQL, "16");
+    assertThat(CredentialsSecretDependent.name(db)).isEqualTo("orders-db-credentials");
+    assertThat(ConfigMapDependent.name(db)).isEqualTo("orders-db-config");
+    assertThat(HeadlessServiceDependent.name(db)).isEqualTo("orders-db-headless");
+    assertThat(PrimaryServiceDependent.name(db)).isEqualTo("orders-db");
+    assertThat(ReadOnlyServiceDependent.name(db)).isEqualTo("orders-db-ro");
+    assertThat(StatefulSetDependent.name(db)).isEqualTo("orders-db");
+    assertThat(PodDisruptionBudgetDependent.name(db)).isEqualTo("orders-db");
+    assertThat(BackupPvcDependent.name(db)).isEqualTo("orders-db-backups");
+    assertThat(BackupCronJobDependent.name(db)).isEqualTo("orders-db-backup");
+    assertThat(StatefulSetDependent.dataClaimName(db, 2)).isEqualTo("data-orders-db-2");
+  }
+
+  @Test
+  void credentialsHoldEveryKeyAndAStrongPassword() {
+    Database db = db(Engine.POSTGRESQL, "16");
+    Secret secret = new CredentialsSecretDependent().desired(db, null);
+    assertThat(secret.getData())
+        .containsKeys("username", "password", "root-password", "database", "host", "port", "uri");
+    String password = decode(secret, "password");
+    assertThat(password).hasSize(32).matches("[A-Za-z0-9]+");
+    assertThat(decode(secret, "database")).isEqualTo("orders_db");
+    assertThat(decode(secret, "uri"))
+        .isEqualTo(
+            "postgresql://app:" + password + "@orders-db.shop.svc.cluster.local:5432/orders_db");
+    assertThat(new CredentialsSecretDependent().desired(db, null).getData().get("password"))
+        .as("each Secret gets its own password")
+        .isNotEqualTo(secret.getData().get("password"));
+    assertThat(secret.getMetadata().getOwnerReferences()).as("Retain: not owned").isNullOrEmpty();
+    db.getSpec().setDeletionPolicy(DeletionPolicy.Delete);
+    assertThat(
+            new CredentialsSecretDependent().desired(db, null).getMetadata().getOwnerReferences())
+        .singleElement()
+        .satisfies(o -> assertThat(o.getUid()).isEqualTo("uid-1"));
+  }
+
+  static String decode(Secret secret, String key) {
+    return new String(
+        Base64.getDecoder().decode(secret.getData().get(key)), StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void servicesSelectTheRightPods() {
+    Database db = db(Engine.MYSQL, "8.4");
+    Service headless = new HeadlessServiceDependent().desired(db, null);
+    assertThat(headless.getSpec().getClusterIP()).isEqualTo("None");
+    assertThat(headless.getSpec().getPublishNotReadyAddresses()).isTrue();
+    Service primary = new PrimaryServiceDependent().desired(db, null);
+    assertThat(primary.getSpec().getSelector())
+        .containsEntry("statefulset.kubernetes.io/pod-name", "orders-db-0")
+        .containsEntry(Labels.INSTANCE, "orders-db");
+    assertThat(primary.getSpec().getPorts().get(0).getPort()).isEqualTo(3306);
+    assertThat(primary.getSpec().getPorts().get(0).getProtocol()).isEqualTo("TCP");
+    Service ro = new ReadOnlyServiceDependent().desired(db, null);
+    assertThat(ro.getSpec().getSelector()).containsEntry("cellar.dev/role", "replica");
+  }
+
+  @Test
+  void statefulSetRunsTheProfilesPodAsNonRoot() {
+    Database db = db(Engine.POSTGRESQL, "16.4");
+    db.getSpec().setReplicas(3);
+    StatefulSet sts = statefulSet(db, Optional.empty());
+    assertThat(sts.getMetadata().getAnnotations()).containsEntry("cellar.dev/version", "16.4");
+    assertThat(sts.getSpec().getReplicas()).isEqualTo(3);
+    assertThat(sts.getSpec().getServiceName()).isEqualTo("orders-db-headless");
+    assertThat(sts.getSpec().getSelector().getMatchLabels())
+        .isEqualTo(Labels.selector(db, Labels.Component.DATABASE));
+    Container c = sts.getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(c.getImage()).isEqualTo("postgres:16.4");
+    assertThat(c.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
+    assertThat(sts.getSpec().getTemplate().getSpec().getSecurityContext().getRunAsNonRoot())
+        .isTrue();
+    assertThat(
+            sts.getSpec()
+                .getTemplate()
+                .getSpec()
+                .getSecurityContext()
+                .getSeccompProfile()
+                .getType())
+        .isEqualTo("RuntimeDefault");
+    assertThat(c.getResources().getLimits().get("memory").toString()).isEqualTo("1Gi");
+    assertThat(c.getVolumeMounts())
+        .anySatisfy(m -> assertThat(m.getMountPath()).isEqualTo("/var/lib/postgresql/data"));
+    PersistentVolumeClaim template = sts.getSpec().getVolumeClaimTemplates().get(0);
+    assertThat(template.getSpec().getResources().getRequests().get("storage").toString())
+        .isEqualTo("100Gi");
+    assertThat(template.getSpec().getVolumeMode()).isEqualTo("Filesystem");
+    assertThat(sts.getSpec().getPersistentVolumeClaimRetentionPolicy().getWhenScaled())
+        .isEqualTo("Retain");
+  }
+
+  @Test
+  void aRefusedVersionKeepsTheRunningImageAndTemplateSize() {
+    Database db = db(Engine.POSTGRESQL, "16.4");
+    StatefulSet running = statefulSet(db, Optional.empty());
+    db.getSpec().setVersion("17");
+    db.getSpec().setStorage("200Gi");
+    StatefulSet next = statefulSet(db, Optional.of(running));
+    assertThat(next.getSpec().getTemplate().getSpec().getContainers().get(0).getImage())
+        .isEqualTo("postgres:16.4");
+    assertThat(next.getMetadata().getAnnotations()).containsEntry("cellar.dev/version", "16.4");
+    assertThat(
+            next.getSpec()
+                .getVolumeClaimTemplates()
+                .get(0)
+                .getSpec()
+                .getResources()
+                .getRequests()
+                .get("storage")
+                .toString())
+        .as("volumeClaimTemplates are immutable")
+        .isEqualTo("100Gi");
+  }
+
+  @Test
+  void backupCronJobDumpsThePrimaryAndKeepsRetention() {
+    Database db = db(Engine.MARIADB, "11.4");
+    db.getSpec().getBackup().setRetention(5);
+    CronJob cron = new BackupCronJobDependent().desired(db, "mariadb:11.4");
+    assertThat(cron.getSpec().getSchedule()).isEqualTo("0 2 * * *");
+    assertThat(cron.getSpec().getConcurrencyPolicy()).isEqualTo("Forbid");
+    Container c =
+        cron.getSpec().getJobTemplate().getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(c.getImage()).isEqualTo("mariadb:11.4");
+    assertThat(c.getCommand().get(2))
+        .contains("mariadb-dump")
+        .contains("/backups/orders-db-$(date -u +%Y%m%dT%H%M%SZ).sql.gz")
+        .contains("tail -n +$((RETENTION + 1))");
+    assertThat(c.getEnv())
+        .anySatisfy(e -> assertThat(e.getName() + "=" + e.getValue()).isEqualTo("RETENTION=5"))
+        .anySatisfy(e -> assertThat(e.getValue()).isEqualTo("orders-db.shop.svc.cluster.local"));
+    assertThat(
+            cron.getSpec()
+                .getJobTemplate()
+                .getSpec()
+                .getTemplate()
+                .getSpec()
+                .getVolumes()
+                .get(0)
+                .getPersistentVolumeClaim()
+                .getClaimName())
+        .isEqualTo("orders-db-backups");
+  }
+
+  @Test
+  void backupPvcIsOwnedOnlyUnderDelete() {
+    Database db = db(Engine.POSTGRESQL, "16");
+    PersistentVolumeClaim pvc = new BackupPvcDependent().desired(db, null);
+    assertThat(pvc.getSpec().getResources().getRequests().get("storage").toString())
+        .isEqualTo("10Gi");
+    assertThat(pvc.getMetadata().getOwnerReferences()).isNullOrEmpty();
+    assertThat(pvc.getMetadata().getLabels()).containsEntry(Labels.COMPONENT, "backup");
+    db.getSpec().setDeletionPolicy(DeletionPolicy.Delete);
+    assertThat(new BackupPvcDependent().desired(db, null).getMetadata().getOwnerReferences())
+        .hasSize(1);
+  }
+
+  @Test
+  void quantitiesAreCanonical() {
+    assertThat(Quantities.canonical("1024Mi")).isEqualTo("1Gi");
+    assertThat(Quantities.canonical("2048Gi")).isEqualTo("2Ti");
+    assertThat(Quantities.canonical("1536Mi")).isEqualTo("1536Mi");
+    assertThat(Quantities.canonical("100Gi")).isEqualTo("100Gi");
+  }
+}

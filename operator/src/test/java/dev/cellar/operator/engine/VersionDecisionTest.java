@@ -1,0 +1,72 @@
+package dev.cellar.operator.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class VersionDecisionTest {
+  static final EngineProfile POSTGRES = new PostgresProfile();
+  static final EngineProfile MYSQL = new MySqlProfile();
+  static final EngineProfile MARIADB = new MariaDbProfile();
+
+  static VersionDecision decide(EngineProfile p, String wanted, String running) {
+    return VersionDecision.decide(p, wanted, Optional.ofNullable(running));
+  }
+
+  @Test
+  void aSupportedVersionRunsWhenNothingRuns() {
+    VersionDecision d = decide(POSTGRES, "16", null);
+    assertThat(d.target()).hasValue(EngineVersion.parse("16"));
+    assertThat(d.refusal()).isEmpty();
+  }
+
+  @Test
+  void anUnsupportedVersionRunsNothingAndListsTheSupportedOnes() {
+    VersionDecision d = decide(POSTGRES, "9", null);
+    assertThat(d.target()).isEmpty();
+    assertThat(d.refusal().get().reason()).isEqualTo(VersionDecision.UNSUPPORTED);
+    assertThat(d.refusal().get().message())
+        .contains("postgresql 9 is not supported")
+        .contains("13, 14, 15, 16, 17, 18");
+    assertThat(decide(MYSQL, "5.7", null).refusal().get().message()).contains("8.0, 8.4, 9");
+    assertThat(decide(MARIADB, "11", null).refusal()).isPresent();
+  }
+
+  @Test
+  void anUnsupportedVersionKeepsWhatRuns() {
+    VersionDecision d = decide(MYSQL, "7.1", "8.4");
+    assertThat(d.target()).hasValue(EngineVersion.parse("8.4"));
+    assertThat(d.refusal().get().message()).contains("Still running 8.4");
+  }
+
+  @Test
+  void minorAndPatchChangesRollOut() {
+    assertThat(decide(POSTGRES, "16.4", "16.2").target()).hasValue(EngineVersion.parse("16.4"));
+    assertThat(decide(POSTGRES, "16.4", "16").refusal()).isEmpty();
+    assertThat(decide(MYSQL, "8.4.3", "8.4").refusal()).isEmpty();
+  }
+
+  @Test
+  void downgradesAreRefusedOnEveryEngine() {
+    for (var c :
+        new Object[][] {
+          {POSTGRES, "16.2", "16.4"}, {MYSQL, "8.0", "8.4"}, {MARIADB, "10.11", "11.4"}
+        }) {
+      VersionDecision d = decide((EngineProfile) c[0], (String) c[1], (String) c[2]);
+      assertThat(d.refusal().get().reason()).isEqualTo(VersionDecision.DOWNGRADE);
+      assertThat(d.target()).hasValue(EngineVersion.parse((String) c[2]));
+      assertThat(d.refusal().get().message()).contains("Set spec.version to " + c[2]);
+    }
+  }
+
+  @Test
+  void postgresMajorUpgradesAreRefusedButMySqlAndMariaDbGoAhead() {
+    VersionDecision pg = decide(POSTGRES, "17", "16.4");
+    assertThat(pg.refusal().get().reason()).isEqualTo(VersionDecision.MAJOR_UPGRADE);
+    assertThat(pg.target()).hasValue(EngineVersion.parse("16.4"));
+    assertThat(pg.refusal().get().message()).contains("pg_upgrade").contains("a 16 version");
+    assertThat(decide(MYSQL, "9", "8.4").target()).hasValue(EngineVersion.parse("9"));
+    assertThat(decide(MARIADB, "11.8", "11.4").refusal()).isEmpty();
+  }
+}

@@ -1,0 +1,219 @@
+package dev.cellar.operator.status;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cellar.api.v1.Database;
+import dev.cellar.api.v1.DatabaseSpec;
+import dev.cellar.api.v1.DatabaseStatus;
+import dev.cellar.api.v1.Engine;
+import dev.cellar.api.v1.Phase;
+import dev.cellar.operator.engine.EngineProfiles;
+import dev.cellar.operator.engine.VersionDecision;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJobBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
+import java.time.Instant;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** Status from children, as pure logic. */
+class StatusFactoryTest {
+  static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
+
+  static Database db(String version, int replicas) {
+    Database db =
+        new Database("ns", "orders", new DatabaseSpec(Engine.POSTGRESQL, version, "10Gi"));
+    db.getSpec().setReplicas(replicas);
+    db.getMetadata().setGeneration(1L);
+    return db;
+  }
+
+  static StatefulSet sts(String version, int replicas, int ready, boolean rolledOut) {
+    return new StatefulSetBuilder()
+        .withNewMetadata()
+        .withName("orders")
+        .withGeneration(1L)
+        .addToAnnotations("cellar.dev/version", version)
+        .endMetadata()
+        .withNewSpec()
+        .withReplicas(replicas)
+        .endSpec()
+        .withNewStatus()
+        .withObservedGeneration(1L)
+        .withReplicas(replicas)
+        .withReadyReplicas(ready)
+        .withUpdatedReplicas(rolledOut ? replicas : 0)
+        .withCurrentRevision("a")
+        .withUpdateRevision(rolledOut ? "a" : "b")
+        .endStatus()
+        .build();
+  }
+
+  static Pod pod(boolean ready) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName("orders-0")
+        .endMetadata()
+        .withNewStatus()
+        .addNewCondition()
+        .withType("Ready")
+        .withStatus(ready ? "True" : "False")
+        .endCondition()
+        .endStatus()
+        .build();
+  }
+
+  static Observed observed(
+      Database db, Optional<StatefulSet> sts, boolean primaryReady, Optional<Job> job) {
+    CronJob cron =
+        new CronJobBuilder().withNewMetadata().withName("orders-backup").endMetadata().build();
+    return new Observed(
+        sts,
+        Optional.of(pod(primaryReady)),
+        Optional.of(cron),
+        job,
+        VersionDecision.decide(
+            EngineProfiles.of(db),
+            db.getSpec().getVersion(),
+            sts.flatMap(dev.cellar.operator.dependent.StatefulSetDependent::runningVersion)),
+        Optional.empty());
+  }
+
+  static Condition condition(DatabaseStatus status, String type) {
+    return ConditionSet.find(status.getConditions(), type).orElseThrow();
+  }
+
+  @Test
+  void aNewDatabaseIsProvisioning() {
+    Database db = db("16", 1);
+    DatabaseStatus status =
+        StatusFactory.compute(db, observed(db, Optional.empty(), false, Optional.empty()), T0);
+    assertThat(status.getPhase()).isEqualTo(Phase.Provisioning);
+    assertThat(condition(status, StatusFactory.PROGRESSING).getReason()).isEqualTo("Creating");
+    assertThat(condition(status, StatusFactory.READY).getStatus()).isEqualTo("False");
+    assertThat(status.getObservedGeneration()).isEqualTo(1L);
+    assertThat(status.getConditions())
+        .extracting(Condition::getType)
+        .containsExactlyInAnyOrder("Ready", "Available", "Progressing", "Degraded", "BackupReady");
+  }
+
+  @Test
+  void readyWhenRolledOutAndEveryReplicaReady() {
+    Database db = db("16", 2);
+    DatabaseStatus status =
+        StatusFactory.compute(
+            db, observed(db, Optional.of(sts("16", 2, 2, true)), true, Optional.empty()), T0);
+    assertThat(status.getPhase()).isEqualTo(Phase.Ready);
+    assertThat(status.getVersion()).isEqualTo("16");
+    assertThat(status.getReadOnlyEndpoint()).isEqualTo("orders-ro.ns.svc.cluster.local:5432");
+    assertThat(condition(status, StatusFactory.PROGRESSING).getReason()).isEqualTo("Reconciled");
+    assertThat(condition(status, StatusFactory.AVAILABLE).getStatus()).isEqualTo("True");
+  }
+
+  @Test
+  void lastTransitionTimeChangesOnlyWhenTheStatusFlips() {
+    Database db = db("16", 1);
+    db.setStatus(
+        StatusFactory.compute(
+            db, observed(db, Optional.of(sts("16", 1, 1, true)), true, Optional.empty()), T0));
+    DatabaseStatus later =
+        StatusFactory.compute(
+            db,
+            observed(db, Optional.of(sts("16", 1, 1, true)), true, Optional.empty()),
+            T0.plusSeconds(60));
+    assertThat(later)
+        .as("an unchanged world gives an equal status: nothing to write")
+        .isEqualTo(db.getStatus());
+    DatabaseStatus down =
+        StatusFactory.compute(
+            db,
+            observed(db, Optional.of(sts("16", 1, 0, true)), false, Optional.empty()),
+            T0.plusSeconds(60));
+    assertThat(condition(down, StatusFactory.READY).getLastTransitionTime())
+        .isEqualTo("2026-01-01T00:01:00Z");
+    assertThat(condition(down, StatusFactory.BACKUP_READY).getLastTransitionTime())
+        .isEqualTo("2026-01-01T00:00:00Z");
+    assertThat(down.getPhase()).isEqualTo(Phase.Degraded);
+    assertThat(condition(down, StatusFactory.DEGRADED).getReason())
+        .isEqualTo(StatusFactory.REPLICAS_NOT_READY);
+  }
+
+  @Test
+  void aRefusedDowngradeKeepsRunningAndIsDegraded() {
+    Database db = db("16.4", 1);
+    db.setStatus(
+        StatusFactory.compute(
+            db, observed(db, Optional.of(sts("16.4", 1, 1, true)), true, Optional.empty()), T0));
+    db.getSpec().setVersion("16.2");
+    db.getMetadata().setGeneration(2L);
+    DatabaseStatus status =
+        StatusFactory.compute(
+            db, observed(db, Optional.of(sts("16.4", 1, 1, true)), true, Optional.empty()), T0);
+    assertThat(status.getPhase()).isEqualTo(Phase.Degraded);
+    assertThat(status.getVersion()).isEqualTo("16.4");
+    assertThat(condition(status, StatusFactory.DEGRADED).getReason())
+        .isEqualTo(VersionDecision.DOWNGRADE);
+    assertThat(condition(status, StatusFactory.READY).getStatus())
+        .as("not the current spec")
+        .isEqualTo("False");
+    assertThat(condition(status, StatusFactory.AVAILABLE).getStatus()).isEqualTo("True");
+    assertThat(condition(status, StatusFactory.READY).getObservedGeneration()).isEqualTo(2L);
+  }
+
+  @Test
+  void anUnsupportedVersionWithNothingRunningFails() {
+    Database db = db("9", 1);
+    DatabaseStatus status =
+        StatusFactory.compute(db, observed(db, Optional.empty(), false, Optional.empty()), T0);
+    assertThat(status.getPhase()).isEqualTo(Phase.Failed);
+    assertThat(condition(status, StatusFactory.DEGRADED).getMessage())
+        .contains("13, 14, 15, 16, 17, 18");
+    assertThat(condition(status, StatusFactory.PROGRESSING).getStatus()).isEqualTo("False");
+  }
+
+  @Test
+  void aFailedBackupJobIsReported() {
+    Database db = db("16", 1);
+    Job failed =
+        new JobBuilder()
+            .withNewMetadata()
+            .withName("orders-backup-123")
+            .endMetadata()
+            .withNewStatus()
+            .addNewCondition()
+            .withType("Failed")
+            .withStatus("True")
+            .withMessage("BackoffLimitExceeded")
+            .endCondition()
+            .endStatus()
+            .build();
+    DatabaseStatus status =
+        StatusFactory.compute(
+            db, observed(db, Optional.of(sts("16", 1, 1, true)), true, Optional.of(failed)), T0);
+    Condition backup = condition(status, StatusFactory.BACKUP_READY);
+    assertThat(backup.getStatus()).isEqualTo("False");
+    assertThat(backup.getReason()).isEqualTo(StatusFactory.BACKUP_FAILED);
+    assertThat(backup.getMessage()).contains("orders-backup-123").contains("kubectl logs");
+    assertThat(EventRecorder.notes(db, null, status))
+        .extracting(EventRecorder.Note::reason)
+        .contains("Created", StatusFactory.BACKUP_FAILED);
+  }
+
+  @Test
+  void backupsOffIsReportedAsDisabled() {
+    Database db = db("16", 1);
+    db.getSpec().setBackupEnabled(false);
+    DatabaseStatus status =
+        StatusFactory.compute(
+            db, observed(db, Optional.of(sts("16", 1, 1, true)), true, Optional.empty()), T0);
+    assertThat(condition(status, StatusFactory.BACKUP_READY).getReason())
+        .isEqualTo("BackupDisabled");
+    assertThat(status.getPhase()).isEqualTo(Phase.Ready);
+  }
+}
