@@ -25,6 +25,7 @@ import java.util.Map;
 public class CredentialsSecretDependent extends DatabaseChild<Secret>
     implements Creator<Secret, Database> {
   public static final String APP_USER = "app";
+  public static final String REPLICATION_USER = "replicator";
   static final int PASSWORD_LENGTH = 32;
   private static final String ALPHABET =
       "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
@@ -59,6 +60,8 @@ public class CredentialsSecretDependent extends DatabaseChild<Secret>
     values.put(EngineProfile.PASSWORD, password);
     values.put(EngineProfile.ROOT_PASSWORD, password());
     values.put(EngineProfile.DATABASE, databaseName(db));
+    values.put(EngineProfile.REPLICATION_USER, REPLICATION_USER);
+    values.put(EngineProfile.REPLICATION_PASSWORD, password());
     values.put(EngineProfile.HOST, host);
     values.put(EngineProfile.PORT, port);
     values.put(

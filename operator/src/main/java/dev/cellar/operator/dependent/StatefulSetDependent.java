@@ -8,6 +8,8 @@ import dev.cellar.operator.engine.EngineVersion;
 import dev.cellar.operator.engine.VersionDecision;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -23,6 +25,7 @@ import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDep
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -138,37 +141,97 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
   private static Container container(
       Database db, EngineProfile profile, EngineVersion version, String image) {
     List<VolumeMount> mounts =
-        new java.util.ArrayList<>(
+        new ArrayList<>(
             List.of(
                 new VolumeMountBuilder()
                     .withName(DATA_VOLUME)
                     .withMountPath(profile.dataMountPath(version))
                     .build()));
-    for (String file : new TreeMap<>(profile.configFiles(db)).keySet()) {
-      mounts.add(
-          new VolumeMountBuilder()
-              .withName(CONFIG_VOLUME)
-              .withMountPath(profile.configDirectory() + "/" + file)
-              .withSubPath(file)
-              .withReadOnly(true)
-              .build());
-    }
+    mounts.add(
+        new VolumeMountBuilder()
+            .withName(CONFIG_VOLUME)
+            .withMountPath(EngineProfile.CELLAR_DIR)
+            .withReadOnly(true)
+            .build());
+    new TreeMap<>(profile.engineIncludes())
+        .forEach(
+            (file, path) ->
+                mounts.add(
+                    new VolumeMountBuilder()
+                        .withName(CONFIG_VOLUME)
+                        .withMountPath(path)
+                        .withSubPath(file)
+                        .withReadOnly(true)
+                        .build()));
+    List<EnvVar> env = new ArrayList<>(profile.env(CredentialsSecretDependent.name(db), version));
+    env.addAll(replicationEnv(db, profile));
     return new ContainerBuilder()
         .withName(CONTAINER)
         .withImage(image)
+        .withCommand(profile.command())
         .withArgs(profile.args(db))
         .addNewPort()
         .withName(ServiceChild.PORT_NAME)
         .withContainerPort(profile.port())
         .withProtocol("TCP")
         .endPort()
-        .withEnv(profile.env(CredentialsSecretDependent.name(db), version))
+        .withEnv(env)
         .withReadinessProbe(profile.readinessProbe())
         .withLivenessProbe(profile.livenessProbe())
         .withStartupProbe(profile.startupProbe())
         .withResources(resources(db))
         .withSecurityContext(PodSecurity.container())
         .withVolumeMounts(mounts)
+        .build();
+  }
+
+  /**
+   * What the engine's entrypoint and replication scripts need to know about their pod: its name
+   * (the ordinal says primary or replica), where the primary is, and the replication account.
+   */
+  static List<EnvVar> replicationEnv(Database db, EngineProfile profile) {
+    String secret = CredentialsSecretDependent.name(db);
+    return List.of(
+        new EnvVarBuilder()
+            .withName("POD_NAME")
+            .withNewValueFrom()
+            .withNewFieldRef()
+            .withApiVersion("v1")
+            .withFieldPath("metadata.name")
+            .endFieldRef()
+            .endValueFrom()
+            .build(),
+        new EnvVarBuilder().withName("CELLAR_PRIMARY_HOST").withValue(primaryPodHost(db)).build(),
+        new EnvVarBuilder()
+            .withName("CELLAR_PORT")
+            .withValue(String.valueOf(profile.port()))
+            .build(),
+        optionalSecretEnv("CELLAR_REPLICATION_USER", secret, EngineProfile.REPLICATION_USER),
+        optionalSecretEnv(
+            "CELLAR_REPLICATION_PASSWORD", secret, EngineProfile.REPLICATION_PASSWORD));
+  }
+
+  /** The primary pod's stable DNS name through the headless Service. */
+  public static String primaryPodHost(Database db) {
+    return podName(db, 0)
+        + "."
+        + HeadlessServiceDependent.name(db)
+        + "."
+        + db.getMetadata().getNamespace()
+        + ".svc.cluster.local";
+  }
+
+  /** Optional: a user-supplied Secret may lack the replication keys; replicas then say so. */
+  private static EnvVar optionalSecretEnv(String name, String secret, String key) {
+    return new EnvVarBuilder()
+        .withName(name)
+        .withNewValueFrom()
+        .withNewSecretKeyRef()
+        .withName(secret)
+        .withKey(key)
+        .withOptional(true)
+        .endSecretKeyRef()
+        .endValueFrom()
         .build();
   }
 

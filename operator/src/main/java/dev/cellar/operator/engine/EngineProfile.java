@@ -62,13 +62,31 @@ public abstract class EngineProfile {
   /** The URI scheme of the {@link #URI} Secret key. */
   public abstract String uriScheme();
 
-  /** Engine configuration files for the ConfigMap, by file name. */
+  /** Where the ConfigMap's files (configuration and scripts) are mounted in database pods. */
+  public static final String CELLAR_DIR = "/etc/cellar";
+
+  /** Secret keys of the replication account. */
+  public static final String REPLICATION_USER = "replication-user";
+
+  public static final String REPLICATION_PASSWORD = "replication-password";
+
+  /** Configuration files and scripts for the ConfigMap, by file name; mounted at CELLAR_DIR. */
   public abstract Map<String, String> configFiles(Database db);
 
-  /** Where {@link #configFiles} are mounted, each file by its name. */
-  public abstract String configDirectory();
+  /**
+   * ConfigMap files that the engine must also find in its own include directory: file name to
+   * absolute path in the container.
+   */
+  public Map<String, String> engineIncludes() {
+    return Map.of();
+  }
 
-  /** Container arguments (after the image's entrypoint). */
+  /** The container command; empty keeps the image's entrypoint. */
+  public List<String> command() {
+    return List.of();
+  }
+
+  /** Container arguments. */
   public List<String> args(Database db) {
     return List.of();
   }

@@ -53,8 +53,8 @@ abstract class MySqlFamilyProfile extends EngineProfile {
   }
 
   @Override
-  public String configDirectory() {
-    return "/etc/mysql/conf.d";
+  public Map<String, String> engineIncludes() {
+    return Map.of("cellar.cnf", "/etc/mysql/conf.d/cellar.cnf");
   }
 
   @Override

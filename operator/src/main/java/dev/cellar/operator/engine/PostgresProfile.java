@@ -101,11 +101,6 @@ public final class PostgresProfile extends EngineProfile {
   }
 
   @Override
-  public String configDirectory() {
-    return "/etc/cellar";
-  }
-
-  @Override
   public List<String> args(Database db) {
     List<String> args = new ArrayList<>();
     SETTINGS.forEach((key, value) -> args.addAll(List.of("-c", key + "=" + value)));

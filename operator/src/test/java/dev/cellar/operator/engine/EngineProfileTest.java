@@ -63,7 +63,7 @@ class EngineProfileTest {
         .startsWith("mysqldump")
         .contains("--all-databases --single-transaction");
     assertThat(p.configFiles(db(Engine.MYSQL, "8.4")).get("cellar.cnf")).contains("gtid_mode = ON");
-    assertThat(p.configDirectory()).isEqualTo("/etc/mysql/conf.d");
+    assertThat(p.engineIncludes()).containsEntry("cellar.cnf", "/etc/mysql/conf.d/cellar.cnf");
   }
 
   @Test
