@@ -15,11 +15,14 @@ import dev.cellar.operator.dependent.StatefulSetDependent;
 import dev.cellar.operator.status.EventRecorder;
 import dev.cellar.operator.status.Observed;
 import dev.cellar.operator.status.StatusFactory;
+import dev.cellar.operator.storage.StorageResize;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -86,6 +89,7 @@ import org.slf4j.LoggerFactory;
         @MaxReconciliationInterval(interval = 5, timeUnit = TimeUnit.MINUTES))
 public class DatabaseReconciler implements Reconciler<Database> {
   private static final Logger log = LoggerFactory.getLogger(DatabaseReconciler.class);
+  static final java.time.Duration RESIZE_POLL = java.time.Duration.ofSeconds(5);
 
   @Override
   public List<EventSource<?, Database>> prepareEventSources(EventSourceContext<Database> context) {
@@ -114,8 +118,12 @@ public class DatabaseReconciler implements Reconciler<Database> {
   @Override
   public UpdateControl<Database> reconcile(Database db, Context<Database> context) {
     PodRoles.label(db, context);
-    writeStatus(db, context, Optional.empty());
-    return UpdateControl.noUpdate();
+    StorageResize.Outcome storage = StorageResize.reconcile(db, context);
+    writeStatus(db, context, storage, Optional.empty());
+    // Data PVCs do not map to their Database (they carry no owner), so a resize is polled.
+    return storage.resizing()
+        ? UpdateControl.<Database>noUpdate().rescheduleAfter(RESIZE_POLL)
+        : UpdateControl.noUpdate();
   }
 
   @Override
@@ -128,7 +136,7 @@ public class DatabaseReconciler implements Reconciler<Database> {
         db.getMetadata().getName(),
         message);
     try {
-      writeStatus(db, context, Optional.of(message));
+      writeStatus(db, context, StorageResize.Outcome.NONE, Optional.of(message));
     } catch (RuntimeException statusError) {
       log.warn("could not report the error in the status: {}", statusError.toString());
     }
@@ -136,7 +144,11 @@ public class DatabaseReconciler implements Reconciler<Database> {
     return ErrorStatusUpdateControl.noStatusUpdate();
   }
 
-  private void writeStatus(Database db, Context<Database> context, Optional<String> error) {
+  private void writeStatus(
+      Database db,
+      Context<Database> context,
+      StorageResize.Outcome storage,
+      Optional<String> error) {
     Observed observed =
         new Observed(
             context.getSecondaryResource(StatefulSet.class),
@@ -148,6 +160,7 @@ public class DatabaseReconciler implements Reconciler<Database> {
                 .filter(j -> j.getMetadata().getCreationTimestamp() != null)
                 .max(Comparator.comparing(j -> j.getMetadata().getCreationTimestamp())),
             StatefulSetDependent.versionDecision(db, context),
+            storage,
             error);
     DatabaseStatus status = StatusFactory.compute(db, observed, Instant.now());
     if (status.equals(db.getStatus())) {
@@ -183,16 +196,19 @@ public class DatabaseReconciler implements Reconciler<Database> {
                 : ReadOnlyServiceDependent.REPLICA;
         Map<String, String> labels = pod.getMetadata().getLabels();
         if (!role.equals(labels.get(ReadOnlyServiceDependent.ROLE_LABEL))) {
+          // A merge patch without resourceVersion: kwok and the kubelet update pods all the time.
           context
               .getClient()
               .pods()
               .inNamespace(pod.getMetadata().getNamespace())
               .withName(pod.getMetadata().getName())
-              .edit(
-                  p -> {
-                    p.getMetadata().getLabels().put(ReadOnlyServiceDependent.ROLE_LABEL, role);
-                    return p;
-                  });
+              .patch(
+                  PatchContext.of(PatchType.JSON_MERGE),
+                  "{\"metadata\":{\"labels\":{\""
+                      + ReadOnlyServiceDependent.ROLE_LABEL
+                      + "\":\""
+                      + role
+                      + "\"}}}");
         }
       }
     }

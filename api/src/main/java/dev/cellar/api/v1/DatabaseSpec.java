@@ -49,12 +49,8 @@ public class DatabaseSpec {
           + " downgrade is refused.")
   @Required
   @Pattern(VERSION_PATTERN)
-  @ValidationRule(
-      value = "int(self.split('.')[0]) >= int(oldSelf.split('.')[0])",
-      messageExpression =
-          "'version cannot be downgraded: ' + oldSelf + ' -> ' + self + ' goes back a major"
-              + " version, and data files written by a newer server cannot be read by an older one'",
-      reason = "FieldValueForbidden")
+  // No CEL downgrade rule: spec may hold a version the operator refused, and CEL could then
+  // forbid going back to the one that runs. The operator judges against what runs.
   private String version;
 
   @JsonPropertyDescription(

@@ -2,13 +2,16 @@ package dev.cellar.operator.dependent;
 
 import dev.cellar.api.v1.Database;
 import dev.cellar.operator.Labels;
+import dev.cellar.operator.storage.VolumeExpansion;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.dependent.Creator;
 import io.javaoperatorsdk.operator.processing.dependent.Updater;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
+import java.util.Optional;
 
 /**
  * The volume the dumps land on. Not a Deleter: turning backups off keeps it, and with it the dumps;
@@ -33,6 +36,22 @@ public class BackupPvcDependent extends DatabaseChild<PersistentVolumeClaim>
 
   @Override
   protected PersistentVolumeClaim desired(Database db, Context<Database> context) {
+    Quantity wanted = Quantities.size(db.getSpec().getBackup().getStorage());
+    Optional<PersistentVolumeClaim> existing = getSecondaryResource(db, context);
+    Optional<Quantity> current = existing.flatMap(VolumeExpansion::requested);
+    // A class without volume expansion would refuse the larger request: keep the size, and let
+    // the status say what to do (StorageResize).
+    if (existing.isPresent()
+        && VolumeExpansion.smaller(current, wanted)
+        && !VolumeExpansion.allowsExpansion(
+            VolumeExpansion.classOf(
+                context.getClient(), existing, db.getSpec().getStorageClassName()))) {
+      wanted = current.get();
+    }
+    return desired(db, wanted);
+  }
+
+  PersistentVolumeClaim desired(Database db, Quantity size) {
     return new PersistentVolumeClaimBuilder()
         .withMetadata(dataMetadata(db, Labels.Component.BACKUP))
         .withNewSpec()
@@ -40,7 +59,7 @@ public class BackupPvcDependent extends DatabaseChild<PersistentVolumeClaim>
         .withStorageClassName(db.getSpec().getStorageClassName())
         .withVolumeMode("Filesystem")
         .withNewResources()
-        .addToRequests("storage", Quantities.size(db.getSpec().getBackup().getStorage()))
+        .addToRequests("storage", size)
         .endResources()
         .endSpec()
         .build();

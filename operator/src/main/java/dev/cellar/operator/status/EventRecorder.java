@@ -27,6 +27,10 @@ public final class EventRecorder {
   public static final String NORMAL = "Normal";
   public static final String WARNING = "Warning";
 
+  /** Progressing reasons that announce an operation the user started. */
+  static final java.util.Set<String> STARTED_OPERATIONS =
+      java.util.Set.of("Upgrading", "ResizingStorage");
+
   private final KubernetesClient client;
 
   public EventRecorder(KubernetesClient client) {
@@ -68,6 +72,15 @@ public final class EventRecorder {
       notes.putIfAbsent(
           StatusFactory.BACKUP_FAILED,
           new Note(WARNING, StatusFactory.BACKUP_FAILED, backup.get().getMessage()));
+    }
+    Optional<Condition> progressing = ConditionSet.find(now, StatusFactory.PROGRESSING);
+    if (progressing.isPresent()
+        && STARTED_OPERATIONS.contains(progressing.get().getReason())
+        && !reasonOf(old, StatusFactory.PROGRESSING)
+            .equals(Optional.of(progressing.get().getReason()))) {
+      notes.put(
+          progressing.get().getReason(),
+          new Note(NORMAL, progressing.get().getReason(), progressing.get().getMessage()));
     }
     if (!ConditionSet.isTrue(old, StatusFactory.READY)
         && ConditionSet.isTrue(now, StatusFactory.READY)) {

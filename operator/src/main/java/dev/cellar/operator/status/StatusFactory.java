@@ -11,6 +11,7 @@ import dev.cellar.operator.dependent.ReadOnlyServiceDependent;
 import dev.cellar.operator.dependent.StatefulSetDependent;
 import dev.cellar.operator.engine.EngineProfiles;
 import dev.cellar.operator.engine.VersionDecision;
+import dev.cellar.operator.storage.StorageResize;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
@@ -49,13 +50,21 @@ public final class StatusFactory {
     ConditionSet conditions = new ConditionSet(previous.getConditions(), generation, now);
 
     // Ready: the current spec runs and every replica is ready.
-    boolean isReady = rolledOut && ready == desired && primaryReady && decision.refusal().isEmpty();
+    StorageResize.Outcome storage = observed.storage();
+    boolean isReady =
+        rolledOut
+            && ready == desired
+            && primaryReady
+            && decision.refusal().isEmpty()
+            && storage.reason().isEmpty();
     if (isReady) {
       conditions.set(
           READY, true, "Ready", desired + "/" + desired + " replicas ready; " + endpoint);
     } else if (decision.refusal().isPresent()) {
       conditions.set(
           READY, false, decision.refusal().get().reason(), decision.refusal().get().message());
+    } else if (storage.reason().isPresent()) {
+      conditions.set(READY, false, storage.reason().get(), storage.message());
     } else {
       conditions.set(
           READY,
@@ -80,7 +89,10 @@ public final class StatusFactory {
     Optional<String> runningVersion = sts.flatMap(StatefulSetDependent::runningVersion);
     String progressReason;
     String progressMessage;
-    if (sts.isEmpty()) {
+    if (storage.resizing()) {
+      progressReason = StorageResize.RESIZING;
+      progressMessage = storage.message();
+    } else if (sts.isEmpty()) {
       progressReason =
           decision.target().isPresent() ? "Creating" : decision.refusal().get().reason();
       progressMessage =
@@ -116,6 +128,12 @@ public final class StatusFactory {
     if (decision.refusal().isPresent()) {
       conditions.set(
           DEGRADED, true, decision.refusal().get().reason(), decision.refusal().get().message());
+    } else if (storage.unsupported()) {
+      conditions.set(
+          DEGRADED,
+          true,
+          StorageResize.UNSUPPORTED,
+          storage.message() + ". " + storage.pendingAction());
     } else if (observed.error().isPresent()) {
       conditions.set(DEGRADED, true, RECONCILE_ERROR, observed.error().get());
     } else if (rolledOut && wasReadyBefore && ready < desired) {
@@ -154,7 +172,7 @@ public final class StatusFactory {
             .backupCronJob()
             .map(c -> c.getStatus() == null ? null : c.getStatus().getLastSuccessfulTime())
             .orElse(previous.getLastBackupTime()));
-    status.setPendingAction(previous.getPendingAction());
+    status.setPendingAction(storage.pendingAction());
     return status;
   }
 

@@ -186,13 +186,19 @@ class DesiredStateTest {
   @Test
   void backupPvcIsOwnedOnlyUnderDelete() {
     Database db = db(Engine.POSTGRESQL, "16");
-    PersistentVolumeClaim pvc = new BackupPvcDependent().desired(db, null);
+    PersistentVolumeClaim pvc =
+        new BackupPvcDependent()
+            .desired(db, Quantities.size(db.getSpec().getBackup().getStorage()));
     assertThat(pvc.getSpec().getResources().getRequests().get("storage").toString())
         .isEqualTo("10Gi");
     assertThat(pvc.getMetadata().getOwnerReferences()).isNullOrEmpty();
     assertThat(pvc.getMetadata().getLabels()).containsEntry(Labels.COMPONENT, "backup");
     db.getSpec().setDeletionPolicy(DeletionPolicy.Delete);
-    assertThat(new BackupPvcDependent().desired(db, null).getMetadata().getOwnerReferences())
+    assertThat(
+            new BackupPvcDependent()
+                .desired(db, Quantities.size(db.getSpec().getBackup().getStorage()))
+                .getMetadata()
+                .getOwnerReferences())
         .hasSize(1);
   }
 

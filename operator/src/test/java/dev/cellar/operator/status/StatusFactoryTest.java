@@ -9,6 +9,7 @@ import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.Phase;
 import dev.cellar.operator.engine.EngineProfiles;
 import dev.cellar.operator.engine.VersionDecision;
+import dev.cellar.operator.storage.StorageResize;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -82,6 +83,7 @@ class StatusFactoryTest {
             EngineProfiles.of(db),
             db.getSpec().getVersion(),
             sts.flatMap(dev.cellar.operator.dependent.StatefulSetDependent::runningVersion)),
+        StorageResize.Outcome.NONE,
         Optional.empty());
   }
 

@@ -1,0 +1,283 @@
+package dev.cellar.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.cellar.api.v1.Database;
+import dev.cellar.api.v1.DatabaseSpec;
+import dev.cellar.api.v1.Engine;
+import dev.cellar.api.v1.Phase;
+import dev.cellar.operator.engine.VersionDecision;
+import dev.cellar.operator.status.ConditionSet;
+import dev.cellar.operator.status.StatusFactory;
+import dev.cellar.operator.storage.StorageResize;
+import dev.cellar.testkit.LocalCluster;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.junit.LocallyRunOperatorExtension;
+import java.time.Duration;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** Version changes, storage growth and scaling on the local cluster. */
+class DayTwoIT {
+  static final KubernetesClient client = LocalCluster.get().newClient();
+  static final Duration CONVERGE = Duration.ofSeconds(90);
+
+  @RegisterExtension
+  static LocallyRunOperatorExtension operator =
+      LocallyRunOperatorExtension.builder()
+          .withKubernetesClient(client)
+          .withReconciler(new DatabaseReconciler())
+          .oneNamespacePerClass(true)
+          .waitForNamespaceDeletion(false)
+          .build();
+
+  Database get(String name) {
+    return operator.get(Database.class, name);
+  }
+
+  Database createReady(String name, Engine engine, String version, Consumer<DatabaseSpec> spec) {
+    DatabaseSpec s = new DatabaseSpec(engine, version, "1Gi");
+    spec.accept(s);
+    operator.create(new Database(null, name, s));
+    return awaitPhase(name, Phase.Ready);
+  }
+
+  void edit(String name, Consumer<DatabaseSpec> change) {
+    Database db = get(name);
+    change.accept(db.getSpec());
+    operator.replace(db);
+  }
+
+  Database awaitPhase(String name, Phase phase) {
+    await(name + " " + phase)
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () -> {
+              Database db = get(name);
+              assertThat(db.getStatus()).isNotNull();
+              assertThat(db.getStatus().getObservedGeneration())
+                  .isEqualTo(db.getMetadata().getGeneration());
+              assertThat(db.getStatus().getPhase())
+                  .as(String.valueOf(db.getStatus().getConditions()))
+                  .isEqualTo(phase);
+            });
+    return get(name);
+  }
+
+  static Condition condition(Database db, String type) {
+    return ConditionSet.find(db.getStatus().getConditions(), type).orElseThrow();
+  }
+
+  StatefulSet sts(String name) {
+    return operator.get(StatefulSet.class, name);
+  }
+
+  static String image(StatefulSet sts) {
+    return sts.getSpec().getTemplate().getSpec().getContainers().get(0).getImage();
+  }
+
+  boolean hasEvent(String db, String reason) {
+    return client.v1().events().inNamespace(operator.getNamespace()).list().getItems().stream()
+        .anyMatch(e -> reason.equals(e.getReason()) && db.equals(e.getInvolvedObject().getName()));
+  }
+
+  @Test
+  void aMinorUpgradeRollsTheImageAndTheStatusFollows() {
+    createReady("minor", Engine.POSTGRESQL, "16.2", s -> {});
+    assertThat(get("minor").getStatus().getVersion()).isEqualTo("16.2");
+    edit("minor", s -> s.setVersion("16.4"));
+    await("the new version runs")
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () -> {
+              assertThat(image(sts("minor"))).isEqualTo("postgres:16.4");
+              Database db = get("minor");
+              assertThat(db.getStatus().getVersion()).isEqualTo("16.4");
+              assertThat(db.getStatus().getPhase()).isEqualTo(Phase.Ready);
+              assertThat(db.getStatus().getObservedGeneration())
+                  .isEqualTo(db.getMetadata().getGeneration());
+            });
+    assertThat(sts("minor").getMetadata().getAnnotations())
+        .containsEntry("cellar.dev/version", "16.4");
+  }
+
+  @Test
+  void downgradesAndPostgresMajorChangesAreRefusedAndNothingRollsOut() {
+    createReady("refuse", Engine.POSTGRESQL, "16.4", s -> {});
+    StatefulSet before = sts("refuse");
+
+    edit("refuse", s -> s.setVersion("16.2"));
+    Database db = awaitPhase("refuse", Phase.Degraded);
+    assertThat(condition(db, StatusFactory.DEGRADED).getReason())
+        .isEqualTo(VersionDecision.DOWNGRADE);
+    assertThat(condition(db, StatusFactory.DEGRADED).getMessage()).contains("16.4 or newer");
+    assertThat(db.getStatus().getVersion()).isEqualTo("16.4");
+    await("a DowngradeRefused event")
+        .atMost(CONVERGE)
+        .until(() -> hasEvent("refuse", VersionDecision.DOWNGRADE));
+
+    edit("refuse", s -> s.setVersion("17"));
+    await("MajorUpgradeUnsupported")
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () ->
+                assertThat(condition(get("refuse"), StatusFactory.DEGRADED).getReason())
+                    .isEqualTo(VersionDecision.MAJOR_UPGRADE));
+    await("a MajorUpgradeUnsupported event")
+        .atMost(CONVERGE)
+        .until(() -> hasEvent("refuse", VersionDecision.MAJOR_UPGRADE));
+    StatefulSet after = sts("refuse");
+    assertThat(after.getMetadata().getGeneration())
+        .as("the StatefulSet was not touched")
+        .isEqualTo(before.getMetadata().getGeneration());
+    assertThat(image(after)).isEqualTo("postgres:16.4");
+
+    edit("refuse", s -> s.setVersion("16.4"));
+    awaitPhase("refuse", Phase.Ready);
+  }
+
+  @Test
+  void mysqlMajorUpgradesGoAhead() {
+    createReady("major", Engine.MYSQL, "8.4", s -> {});
+    edit("major", s -> s.setVersion("9"));
+    await("mysql 9 runs")
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () -> {
+              assertThat(image(sts("major"))).isEqualTo("mysql:9");
+              assertThat(get("major").getStatus().getVersion()).isEqualTo("9");
+              assertThat(get("major").getStatus().getPhase()).isEqualTo(Phase.Ready);
+            });
+  }
+
+  @Test
+  void storageGrowsOnAnExpandableClassWithoutRestartingPods() {
+    createReady("grow", Engine.MARIADB, "11.4", s -> s.setStorageClassName("standard"));
+    String stsUid = sts("grow").getMetadata().getUid();
+    String podUid = operator.get(Pod.class, "grow-0").getMetadata().getUid();
+
+    edit("grow", s -> s.setStorage("3Gi"));
+    await("PVC grown, StatefulSet recreated, Ready again")
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () -> {
+              PersistentVolumeClaim pvc = operator.get(PersistentVolumeClaim.class, "data-grow-0");
+              assertThat(pvc.getStatus().getCapacity().get("storage"))
+                  .isEqualTo(new Quantity("3Gi"));
+              StatefulSet sts = sts("grow");
+              assertThat(sts).isNotNull();
+              assertThat(sts.getMetadata().getUid()).isNotEqualTo(stsUid);
+              assertThat(
+                      sts.getSpec()
+                          .getVolumeClaimTemplates()
+                          .get(0)
+                          .getSpec()
+                          .getResources()
+                          .getRequests()
+                          .get("storage"))
+                  .isEqualTo(new Quantity("3Gi"));
+              assertThat(get("grow").getStatus().getPhase()).isEqualTo(Phase.Ready);
+            });
+    assertThat(operator.get(Pod.class, "grow-0").getMetadata().getUid())
+        .as("the pod kept running")
+        .isEqualTo(podUid);
+    await("a ResizingStorage event")
+        .atMost(CONVERGE)
+        .until(() -> hasEvent("grow", StorageResize.RESIZING));
+  }
+
+  @Test
+  void storageOnAFixedClassTouchesNothingAndSaysWhatToDo() {
+    createReady("fixed", Engine.POSTGRESQL, "16", s -> s.setStorageClassName("fixed"));
+    StatefulSet before = sts("fixed");
+    edit("fixed", s -> s.setStorage("5Gi"));
+    Database db = awaitPhase("fixed", Phase.Degraded);
+    assertThat(condition(db, StatusFactory.DEGRADED).getReason())
+        .isEqualTo(StorageResize.UNSUPPORTED);
+    assertThat(db.getStatus().getPendingAction())
+        .contains("allowVolumeExpansion")
+        .contains("fixed-backups");
+    assertThat(sts("fixed").getMetadata().getUid()).isEqualTo(before.getMetadata().getUid());
+    assertThat(
+            operator
+                .get(PersistentVolumeClaim.class, "data-fixed-0")
+                .getSpec()
+                .getResources()
+                .getRequests()
+                .get("storage"))
+        .isEqualTo(new Quantity("1Gi"));
+    await("a ResizeUnsupported event")
+        .atMost(CONVERGE)
+        .until(() -> hasEvent("fixed", StorageResize.UNSUPPORTED));
+  }
+
+  @Test
+  void scalingUpAndDownManagesTheReadOnlyServiceAndBudgetAndKeepsVolumes() {
+    createReady("scale", Engine.POSTGRESQL, "16", s -> {});
+    assertThat(operator.get(Service.class, "scale-ro")).isNull();
+
+    edit("scale", s -> s.setReplicas(3));
+    Database db = awaitPhase("scale", Phase.Ready);
+    assertThat(db.getStatus().getReadyReplicas()).isEqualTo(3);
+    assertThat(db.getStatus().getReadOnlyEndpoint()).startsWith("scale-ro.");
+    assertThat(operator.get(Service.class, "scale-ro")).isNotNull();
+    assertThat(
+            operator
+                .get(PodDisruptionBudget.class, "scale")
+                .getSpec()
+                .getMaxUnavailable()
+                .getIntVal())
+        .isEqualTo(1);
+    await("pods labelled by role")
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () -> {
+              assertThat(operator.get(Pod.class, "scale-0").getMetadata().getLabels())
+                  .containsEntry("cellar.dev/role", "primary");
+              assertThat(operator.get(Pod.class, "scale-2").getMetadata().getLabels())
+                  .containsEntry("cellar.dev/role", "replica");
+            });
+    await("the read-only Service reaches only the replicas")
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () ->
+                assertThat(
+                        client
+                            .discovery()
+                            .v1()
+                            .endpointSlices()
+                            .inNamespace(operator.getNamespace())
+                            .withLabel("kubernetes.io/service-name", "scale-ro")
+                            .list()
+                            .getItems()
+                            .stream()
+                            .flatMap(s -> s.getEndpoints().stream())
+                            .map(e -> e.getTargetRef().getName()))
+                    .containsExactlyInAnyOrder("scale-1", "scale-2"));
+
+    edit("scale", s -> s.setReplicas(1));
+    await("back to one")
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () -> {
+              assertThat(get("scale").getStatus().getPhase()).isEqualTo(Phase.Ready);
+              assertThat(get("scale").getStatus().getReadyReplicas()).isEqualTo(1);
+              assertThat(operator.get(Service.class, "scale-ro")).isNull();
+              assertThat(operator.get(PodDisruptionBudget.class, "scale")).isNull();
+            });
+    assertThat(operator.get(PersistentVolumeClaim.class, "data-scale-1"))
+        .as("scale-down keeps volumes")
+        .isNotNull();
+    assertThat(operator.get(PersistentVolumeClaim.class, "data-scale-2")).isNotNull();
+    assertThat(get("scale").getStatus().getReadOnlyEndpoint()).isNull();
+  }
+}
