@@ -11,6 +11,7 @@ import dev.cellar.operator.dependent.HeadlessServiceDependent;
 import dev.cellar.operator.dependent.PodDisruptionBudgetDependent;
 import dev.cellar.operator.dependent.PrimaryServiceDependent;
 import dev.cellar.operator.dependent.ReadOnlyServiceDependent;
+import dev.cellar.operator.dependent.SecretOwnership;
 import dev.cellar.operator.dependent.StatefulSetDependent;
 import dev.cellar.operator.status.EventRecorder;
 import dev.cellar.operator.status.Observed;
@@ -118,6 +119,7 @@ public class DatabaseReconciler implements Reconciler<Database> {
   @Override
   public UpdateControl<Database> reconcile(Database db, Context<Database> context) {
     PodRoles.label(db, context);
+    SecretOwnership.sync(db, context);
     StorageResize.Outcome storage = StorageResize.reconcile(db, context);
     writeStatus(db, context, storage, Optional.empty());
     // Data PVCs do not map to their Database (they carry no owner), so a resize is polled.

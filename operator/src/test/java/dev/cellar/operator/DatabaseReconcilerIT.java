@@ -447,6 +447,50 @@ class DatabaseReconcilerIT {
   }
 
   @Test
+  void switchingToRetainBeforeDeletingKeepsPasswordAndData() {
+    Database db = database("switch", Engine.POSTGRESQL, "16");
+    db.getSpec().setDeletionPolicy(DeletionPolicy.Delete);
+    create(db);
+    awaitPhase("switch", Phase.Ready);
+    assertThat(child(Secret.class, "switch-credentials").getMetadata().getOwnerReferences())
+        .hasSize(1);
+
+    Database retain = get("switch");
+    retain.getSpec().setDeletionPolicy(DeletionPolicy.Retain);
+    operator.replace(retain);
+    await("owner references dropped from the data-holding children")
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () -> {
+              assertThat(
+                      child(Secret.class, "switch-credentials").getMetadata().getOwnerReferences())
+                  .isNullOrEmpty();
+              assertThat(
+                      child(
+                              io.fabric8.kubernetes.api.model.PersistentVolumeClaim.class,
+                              "switch-backups")
+                          .getMetadata()
+                          .getOwnerReferences())
+                  .isNullOrEmpty();
+              assertThat(
+                      child(StatefulSet.class, "switch")
+                          .getSpec()
+                          .getPersistentVolumeClaimRetentionPolicy()
+                          .getWhenDeleted())
+                  .isEqualTo("Retain");
+            });
+    operator.delete(get("switch"));
+    await("Database and its StatefulSet gone")
+        .atMost(CONVERGE)
+        .until(() -> get("switch") == null && child(StatefulSet.class, "switch") == null);
+    assertThat(child(Secret.class, "switch-credentials")).isNotNull();
+    assertThat(child(io.fabric8.kubernetes.api.model.PersistentVolumeClaim.class, "switch-backups"))
+        .isNotNull();
+    assertThat(child(io.fabric8.kubernetes.api.model.PersistentVolumeClaim.class, "data-switch-0"))
+        .isNotNull();
+  }
+
+  @Test
   void deletePolicyLeavesNothing() {
     Database db = database("gone", Engine.POSTGRESQL, "16");
     db.getSpec().setDeletionPolicy(DeletionPolicy.Delete);
