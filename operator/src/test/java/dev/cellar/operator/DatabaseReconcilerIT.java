@@ -14,7 +14,6 @@ import dev.cellar.operator.dependent.ConfigMapDependent;
 import dev.cellar.operator.dependent.CredentialsSecretDependent;
 import dev.cellar.operator.dependent.HeadlessServiceDependent;
 import dev.cellar.operator.dependent.StatefulSetDependent;
-import dev.cellar.operator.status.ConditionSet;
 import dev.cellar.operator.status.StatusFactory;
 import dev.cellar.testkit.LocalCluster;
 import io.fabric8.kubernetes.api.model.Condition;
@@ -43,18 +42,15 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** The reconciler in this JVM against the local cluster: children, status, drift, deletion. */
-class DatabaseReconcilerIT {
+class DatabaseReconcilerIT extends ReconcilerTestBase {
   static final KubernetesClient client = LocalCluster.get().newClient();
-  static final Duration CONVERGE = Duration.ofSeconds(90);
 
-  @RegisterExtension
-  static LocallyRunOperatorExtension operator =
-      LocallyRunOperatorExtension.builder()
-          .withKubernetesClient(client)
-          .withReconciler(new DatabaseReconciler())
-          .oneNamespacePerClass(true)
-          .waitForNamespaceDeletion(false)
-          .build();
+  @RegisterExtension static LocallyRunOperatorExtension operator = operatorOn(client);
+
+  @Override
+  LocallyRunOperatorExtension operator() {
+    return operator;
+  }
 
   static Database database(String name, Engine engine, String version) {
     Database db = new Database(null, name, new DatabaseSpec(engine, version, "1Gi"));
@@ -63,37 +59,6 @@ class DatabaseReconcilerIT {
 
   Database create(Database db) {
     return operator.create(db);
-  }
-
-  Database get(String name) {
-    return operator.get(Database.class, name);
-  }
-
-  <T extends HasMetadata> T child(Class<T> type, String name) {
-    return operator.get(type, name);
-  }
-
-  Database awaitPhase(String name, Phase phase) {
-    await(name + " " + phase)
-        .atMost(CONVERGE)
-        .pollInterval(Duration.ofMillis(500))
-        .untilAsserted(
-            () -> {
-              Database db = get(name);
-              assertThat(db.getStatus()).isNotNull();
-              assertThat(db.getStatus().getPhase()).as(describe(db)).isEqualTo(phase);
-              assertThat(db.getStatus().getObservedGeneration())
-                  .isEqualTo(db.getMetadata().getGeneration());
-            });
-    return get(name);
-  }
-
-  static String describe(Database db) {
-    return db.getStatus() == null ? "no status" : db.getStatus().getConditions().toString();
-  }
-
-  static Condition condition(Database db, String type) {
-    return ConditionSet.find(db.getStatus().getConditions(), type).orElseThrow();
   }
 
   static String secretValue(Secret secret, String key) {

@@ -8,11 +8,9 @@ import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.Phase;
 import dev.cellar.operator.engine.VersionDecision;
-import dev.cellar.operator.status.ConditionSet;
 import dev.cellar.operator.status.StatusFactory;
 import dev.cellar.operator.storage.StorageResize;
 import dev.cellar.testkit.LocalCluster;
-import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -21,27 +19,19 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.junit.LocallyRunOperatorExtension;
-import java.time.Duration;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Version changes, storage growth and scaling on the local cluster. */
-class DayTwoIT {
+class DayTwoIT extends ReconcilerTestBase {
   static final KubernetesClient client = LocalCluster.get().newClient();
-  static final Duration CONVERGE = Duration.ofSeconds(90);
 
-  @RegisterExtension
-  static LocallyRunOperatorExtension operator =
-      LocallyRunOperatorExtension.builder()
-          .withKubernetesClient(client)
-          .withReconciler(new DatabaseReconciler())
-          .oneNamespacePerClass(true)
-          .waitForNamespaceDeletion(false)
-          .build();
+  @RegisterExtension static LocallyRunOperatorExtension operator = operatorOn(client);
 
-  Database get(String name) {
-    return operator.get(Database.class, name);
+  @Override
+  LocallyRunOperatorExtension operator() {
+    return operator;
   }
 
   Database createReady(String name, Engine engine, String version, Consumer<DatabaseSpec> spec) {
@@ -51,43 +41,12 @@ class DayTwoIT {
     return awaitPhase(name, Phase.Ready);
   }
 
-  void edit(String name, Consumer<DatabaseSpec> change) {
-    Database db = get(name);
-    change.accept(db.getSpec());
-    operator.replace(db);
-  }
-
-  Database awaitPhase(String name, Phase phase) {
-    await(name + " " + phase)
-        .atMost(CONVERGE)
-        .untilAsserted(
-            () -> {
-              Database db = get(name);
-              assertThat(db.getStatus()).isNotNull();
-              assertThat(db.getStatus().getObservedGeneration())
-                  .isEqualTo(db.getMetadata().getGeneration());
-              assertThat(db.getStatus().getPhase())
-                  .as(String.valueOf(db.getStatus().getConditions()))
-                  .isEqualTo(phase);
-            });
-    return get(name);
-  }
-
-  static Condition condition(Database db, String type) {
-    return ConditionSet.find(db.getStatus().getConditions(), type).orElseThrow();
-  }
-
   StatefulSet sts(String name) {
     return operator.get(StatefulSet.class, name);
   }
 
   static String image(StatefulSet sts) {
     return sts.getSpec().getTemplate().getSpec().getContainers().get(0).getImage();
-  }
-
-  boolean hasEvent(String db, String reason) {
-    return client.v1().events().inNamespace(operator.getNamespace()).list().getItems().stream()
-        .anyMatch(e -> reason.equals(e.getReason()) && db.equals(e.getInvolvedObject().getName()));
   }
 
   @Test

@@ -54,14 +54,7 @@ public class BackupPvcDependent extends DatabaseChild<PersistentVolumeClaim>
   PersistentVolumeClaim desired(Database db, Quantity size) {
     return new PersistentVolumeClaimBuilder()
         .withMetadata(dataMetadata(db, Labels.Component.BACKUP))
-        .withNewSpec()
-        .withAccessModes("ReadWriteOnce")
-        .withStorageClassName(db.getSpec().getStorageClassName())
-        .withVolumeMode("Filesystem")
-        .withNewResources()
-        .addToRequests("storage", size)
-        .endResources()
-        .endSpec()
+        .withSpec(Claims.spec(db, size))
         .build();
   }
 }

@@ -1,10 +1,8 @@
 package dev.cellar.operator.dependent;
 
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.Labels;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.BooleanWithUndefined;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** The read-write Service {@code <name>}: it selects pod 0, the primary, and nothing else. */
@@ -19,7 +17,7 @@ public class PrimaryServiceDependent extends ServiceChild {
 
   /** The primary's DNS name. */
   public static String host(Database db) {
-    return name(db) + "." + db.getMetadata().getNamespace() + ".svc.cluster.local";
+    return dnsName(name(db), db);
   }
 
   @Override
@@ -29,9 +27,6 @@ public class PrimaryServiceDependent extends ServiceChild {
 
   @Override
   protected Map<String, String> selector(Database db) {
-    Map<String, String> selector =
-        new LinkedHashMap<>(Labels.selector(db, Labels.Component.DATABASE));
-    selector.put(POD_NAME_LABEL, StatefulSetDependent.podName(db, 0));
-    return selector;
+    return databasePodsWith(db, POD_NAME_LABEL, StatefulSetDependent.podName(db, 0));
   }
 }

@@ -1,10 +1,8 @@
 package dev.cellar.operator.dependent;
 
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.Labels;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.BooleanWithUndefined;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -23,7 +21,7 @@ public class ReadOnlyServiceDependent extends ServiceChild {
 
   /** The replicas' DNS name. */
   public static String host(Database db) {
-    return name(db) + "." + db.getMetadata().getNamespace() + ".svc.cluster.local";
+    return dnsName(name(db), db);
   }
 
   @Override
@@ -33,9 +31,6 @@ public class ReadOnlyServiceDependent extends ServiceChild {
 
   @Override
   protected Map<String, String> selector(Database db) {
-    Map<String, String> selector =
-        new LinkedHashMap<>(Labels.selector(db, Labels.Component.DATABASE));
-    selector.put(ROLE_LABEL, REPLICA);
-    return selector;
+    return databasePodsWith(db, ROLE_LABEL, REPLICA);
   }
 }

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.ServicePortBuilder;
 import io.fabric8.kubernetes.api.model.ServiceSpecBuilder;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -20,6 +21,19 @@ abstract class ServiceChild extends OwnedChild<Service> {
 
   ServiceChild() {
     super(Service.class);
+  }
+
+  /** A Service's DNS name in the cluster. */
+  static String dnsName(String service, Database db) {
+    return service + "." + db.getMetadata().getNamespace() + ".svc.cluster.local";
+  }
+
+  /** The database pods' selector plus one more label. */
+  static Map<String, String> databasePodsWith(Database db, String key, String value) {
+    Map<String, String> selector =
+        new LinkedHashMap<>(Labels.selector(db, Labels.Component.DATABASE));
+    selector.put(key, value);
+    return selector;
   }
 
   /** The pods this Service reaches. */

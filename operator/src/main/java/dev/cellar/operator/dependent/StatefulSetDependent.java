@@ -213,12 +213,7 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
 
   /** The primary pod's stable DNS name through the headless Service. */
   public static String primaryPodHost(Database db) {
-    return podName(db, 0)
-        + "."
-        + HeadlessServiceDependent.name(db)
-        + "."
-        + db.getMetadata().getNamespace()
-        + ".svc.cluster.local";
+    return podName(db, 0) + "." + ServiceChild.dnsName(HeadlessServiceDependent.name(db), db);
   }
 
   /** Optional: a user-supplied Secret may lack the replication keys; replicas then say so. */
@@ -269,14 +264,7 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
         .withName(DATA_VOLUME)
         .withLabels(Labels.of(db, Labels.Component.DATABASE))
         .endMetadata()
-        .withNewSpec()
-        .withAccessModes("ReadWriteOnce")
-        .withStorageClassName(db.getSpec().getStorageClassName())
-        .withVolumeMode("Filesystem")
-        .withNewResources()
-        .addToRequests("storage", size)
-        .endResources()
-        .endSpec()
+        .withSpec(Claims.spec(db, size))
         .build();
   }
 

@@ -1,0 +1,80 @@
+package dev.cellar.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.cellar.api.v1.Database;
+import dev.cellar.api.v1.DatabaseSpec;
+import dev.cellar.api.v1.Phase;
+import dev.cellar.operator.status.ConditionSet;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.junit.LocallyRunOperatorExtension;
+import java.time.Duration;
+import java.util.function.Consumer;
+
+/** What the reconciler ITs share: the operator in this JVM, one namespace per class, waits. */
+abstract class ReconcilerTestBase {
+  static final Duration CONVERGE = Duration.ofSeconds(90);
+
+  /** The reconciler in this JVM, on {@code client} (which the extension closes after the class). */
+  static LocallyRunOperatorExtension operatorOn(KubernetesClient client) {
+    return LocallyRunOperatorExtension.builder()
+        .withKubernetesClient(client)
+        .withReconciler(new DatabaseReconciler())
+        .oneNamespacePerClass(true)
+        .waitForNamespaceDeletion(false)
+        .build();
+  }
+
+  abstract LocallyRunOperatorExtension operator();
+
+  KubernetesClient client() {
+    return operator().getKubernetesClient();
+  }
+
+  Database get(String name) {
+    return operator().get(Database.class, name);
+  }
+
+  <T extends HasMetadata> T child(Class<T> type, String name) {
+    return operator().get(type, name);
+  }
+
+  void edit(String name, Consumer<DatabaseSpec> change) {
+    Database db = get(name);
+    change.accept(db.getSpec());
+    operator().replace(db);
+  }
+
+  /** Waits until the Database's status describes its current generation and has this phase. */
+  Database awaitPhase(String name, Phase phase) {
+    await(name + " " + phase)
+        .atMost(CONVERGE)
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(
+            () -> {
+              Database db = get(name);
+              assertThat(db.getStatus()).isNotNull();
+              assertThat(db.getStatus().getObservedGeneration())
+                  .isEqualTo(db.getMetadata().getGeneration());
+              assertThat(db.getStatus().getPhase()).as(describe(db)).isEqualTo(phase);
+            });
+    return get(name);
+  }
+
+  boolean hasEvent(String database, String reason) {
+    return client().v1().events().inNamespace(operator().getNamespace()).list().getItems().stream()
+        .anyMatch(
+            e -> reason.equals(e.getReason()) && database.equals(e.getInvolvedObject().getName()));
+  }
+
+  static String describe(Database db) {
+    return db.getStatus() == null ? "no status" : db.getStatus().getConditions().toString();
+  }
+
+  static Condition condition(Database db, String type) {
+    return ConditionSet.find(db.getStatus().getConditions(), type).orElseThrow();
+  }
+}
