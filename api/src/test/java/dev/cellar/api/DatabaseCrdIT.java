@@ -187,6 +187,16 @@ class DatabaseCrdIT {
   }
 
   @Test
+  void resourcesMustBeQuantities() {
+    assertRejected(
+        MINIMAL + "resources: {limits: {memory: lots}}\n",
+        "spec.resources.limits.memory",
+        "should match");
+    assertThat(spec(create(MINIMAL + "resources: {requests: {cpu: 2, memory: 1.5Gi}}\n")))
+        .containsKey("resources");
+  }
+
+  @Test
   void unknownDeletionPolicyIsRejected() {
     assertRejected(
         MINIMAL + "deletionPolicy: Orphan\n", "spec.deletionPolicy", "Unsupported value");

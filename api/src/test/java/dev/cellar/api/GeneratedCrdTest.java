@@ -148,6 +148,18 @@ class GeneratedCrdTest {
   }
 
   @Test
+  void resourcesAreQuantitiesCheckedAtAdmission() {
+    for (String kind : List.of("requests", "limits")) {
+      for (String resource : List.of("cpu", "memory")) {
+        JSONSchemaProps field =
+            specField("resources").getProperties().get(kind).getProperties().get(resource);
+        assertThat(field.getPattern()).as(kind + "." + resource).contains("Mi|Gi");
+        assertThat(field.getXKubernetesIntOrString()).isTrue();
+      }
+    }
+  }
+
+  @Test
   void deletionPolicyDefaultsToRetain() {
     JSONSchemaProps policy = specField("deletionPolicy");
     assertThat(policy.getDefault().asText()).isEqualTo("Retain");

@@ -8,7 +8,6 @@ import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.ValidationRule;
-import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.model.annotation.SpecReplicas;
 import lombok.Data;
 import lombok.NoArgsConstructor;
@@ -89,7 +88,7 @@ public class DatabaseSpec {
 
   @JsonPropertyDescription(
       "CPU and memory of each database pod. Default: requests 100m / 256Mi, limits 500m / 1Gi.")
-  private ResourceRequirements resources;
+  private DatabaseResources resources;
 
   @JsonPropertyDescription(
       "Container image, for mirrors and air-gapped registries. Default: the engine's official image"

@@ -1,6 +1,8 @@
 package dev.cellar.operator.dependent;
 
+import dev.cellar.api.v1.ComputeResources;
 import dev.cellar.api.v1.Database;
+import dev.cellar.api.v1.DatabaseResources;
 import dev.cellar.operator.Labels;
 import dev.cellar.operator.engine.EngineProfile;
 import dev.cellar.operator.engine.EngineProfiles;
@@ -10,6 +12,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -232,18 +235,32 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
 
   /** spec.resources, or the defaults: requests 100m / 256Mi, limits 500m / 1Gi. */
   static ResourceRequirements resources(Database db) {
-    ResourceRequirements wanted = db.getSpec().getResources();
-    if (wanted != null
-        && ((wanted.getRequests() != null && !wanted.getRequests().isEmpty())
-            || (wanted.getLimits() != null && !wanted.getLimits().isEmpty()))) {
-      return wanted;
+    DatabaseResources wanted = db.getSpec().getResources();
+    if (wanted == null || (wanted.getRequests() == null && wanted.getLimits() == null)) {
+      wanted =
+          new DatabaseResources(
+              new ComputeResources("100m", "256Mi"), new ComputeResources("500m", "1Gi"));
     }
     return new ResourceRequirementsBuilder()
-        .addToRequests("cpu", new Quantity("100m"))
-        .addToRequests("memory", new Quantity("256Mi"))
-        .addToLimits("cpu", new Quantity("500m"))
-        .addToLimits("memory", new Quantity("1Gi"))
+        .withRequests(quantities(wanted.getRequests()))
+        .withLimits(quantities(wanted.getLimits()))
         .build();
+  }
+
+  private static Quantity quantity(IntOrString value) {
+    return new Quantity(
+        value.getIntVal() != null ? value.getIntVal().toString() : value.getStrVal());
+  }
+
+  private static Map<String, Quantity> quantities(ComputeResources resources) {
+    Map<String, Quantity> quantities = new TreeMap<>();
+    if (resources != null && resources.getCpu() != null) {
+      quantities.put("cpu", quantity(resources.getCpu()));
+    }
+    if (resources != null && resources.getMemory() != null) {
+      quantities.put("memory", quantity(resources.getMemory()));
+    }
+    return quantities;
   }
 
   /**

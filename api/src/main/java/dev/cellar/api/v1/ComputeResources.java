@@ -1,0 +1,33 @@
+package dev.cellar.api.v1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import lombok.AllArgsConstructor;
+import lombok.Data;
+import lombok.NoArgsConstructor;
+
+/** CPU and memory, as Kubernetes quantities; checked by the API server's schema. */
+@Data
+@NoArgsConstructor
+@AllArgsConstructor
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class ComputeResources {
+  /** Decimal or binary quantities: 500m, 2, 0.5, 512Mi, 1Gi, 1.5G. */
+  public static final String QUANTITY_PATTERN =
+      "^([0-9]+(\\.[0-9]+)?|\\.[0-9]+)(m|k|Ki|Mi|Gi|Ti|Pi|Ei|M|G|T|P|E)?$";
+
+  @JsonPropertyDescription("CPU, e.g. 500m or 2.")
+  @Pattern(QUANTITY_PATTERN)
+  private IntOrString cpu;
+
+  @JsonPropertyDescription("Memory, e.g. 512Mi or 2Gi.")
+  @Pattern(QUANTITY_PATTERN)
+  private IntOrString memory;
+
+  public ComputeResources(String cpu, String memory) {
+    this(
+        cpu == null ? null : new IntOrString(cpu), memory == null ? null : new IntOrString(memory));
+  }
+}
