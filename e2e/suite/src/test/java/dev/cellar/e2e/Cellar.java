@@ -1,0 +1,233 @@
+package dev.cellar.e2e;
+
+import static org.awaitility.Awaitility.await;
+
+import dev.cellar.testkit.LocalCluster;
+import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Cellar as users install it: the CRD and RBAC from deploy/ applied with kubectl, and the packaged
+ * operator jar running as the {@code cellar-operator} ServiceAccount (a TokenRequest token), so a
+ * missing RBAC rule fails the suite. Each scenario gets its own operator process and log directory
+ * under {@code e2e/suite/target/e2e-logs/<scenario>/}.
+ */
+final class Cellar implements AutoCloseable {
+  static final String NAMESPACE = "cellar-system";
+  static final String SERVICE_ACCOUNT = "cellar-operator";
+
+  final LocalCluster cluster;
+  final Path logs;
+  private final Path kubeconfig;
+  private final Map<String, String> env;
+  private Process process;
+  private int restarts;
+
+  private Cellar(LocalCluster cluster, Path logs, Path kubeconfig, Map<String, String> env) {
+    this.cluster = cluster;
+    this.logs = logs;
+    this.kubeconfig = kubeconfig;
+    this.env = env;
+  }
+
+  /** Installs Cellar from deploy/ and starts the operator jar for {@code scenario}. */
+  static Cellar install(String scenario) {
+    LocalCluster cluster = LocalCluster.get();
+    Path root = LocalCluster.repoRoot();
+    Path logs = root.resolve("e2e/suite/target/e2e-logs").resolve(scenario);
+    try {
+      Files.createDirectories(logs);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    kubectlOk(cluster, "apply", "-f", root.resolve("deploy/crd").toString());
+    kubectlOk(
+        cluster,
+        "apply",
+        "-f",
+        root.resolve("deploy/operator/namespace.yaml").toString(),
+        "-f",
+        root.resolve("deploy/operator/serviceaccount.yaml").toString(),
+        "-f",
+        root.resolve("deploy/operator/rbac.yaml").toString());
+    kubectlOk(
+        cluster,
+        "wait",
+        "--for=condition=Established",
+        "crd/databases.cellar.dev",
+        "--timeout=60s");
+    Path kubeconfig = logs.resolve("operator.kubeconfig");
+    writeServiceAccountKubeconfig(cluster, kubeconfig);
+    Map<String, String> env =
+        Map.of(
+            "KUBECONFIG",
+            kubeconfig.toString(),
+            "HTTP_PORT",
+            String.valueOf(freePort()),
+            "LOG_FORMAT",
+            "text",
+            "LEADER_ELECTION",
+            "true",
+            "OPERATOR_NAMESPACE",
+            NAMESPACE);
+    Cellar cellar = new Cellar(cluster, logs, kubeconfig, env);
+    cellar.start();
+    return cellar;
+  }
+
+  static LocalCluster.Result kubectlOk(LocalCluster cluster, String... args) {
+    LocalCluster.Result result = cluster.kubectl(args);
+    if (result.exitCode() != 0) {
+      throw new IllegalStateException(
+          "kubectl " + String.join(" ", args) + " failed:\n" + result.output());
+    }
+    return result;
+  }
+
+  /** A kubeconfig for the operator's ServiceAccount: the admin's server and CA, a bound token. */
+  private static void writeServiceAccountKubeconfig(LocalCluster cluster, Path file) {
+    try (KubernetesClient admin = cluster.newClient()) {
+      String token =
+          admin
+              .serviceAccounts()
+              .inNamespace(NAMESPACE)
+              .withName(SERVICE_ACCOUNT)
+              .tokenRequest(
+                  new TokenRequestBuilder()
+                      .withNewSpec()
+                      .withExpirationSeconds(7200L)
+                      .endSpec()
+                      .build())
+              .getStatus()
+              .getToken();
+      Config config = cluster.config();
+      String ca =
+          config.getCaCertData() != null
+              ? config.getCaCertData()
+              : Base64.getEncoder()
+                  .encodeToString(Files.readAllBytes(Path.of(config.getCaCertFile())));
+      String yaml =
+          String.join(
+              "\n",
+              "apiVersion: v1",
+              "kind: Config",
+              "clusters:",
+              "- name: cellar",
+              "  cluster:",
+              "    server: " + config.getMasterUrl(),
+              "    certificate-authority-data: " + ca,
+              "users:",
+              "- name: cellar-operator",
+              "  user:",
+              "    token: " + token,
+              "contexts:",
+              "- name: cellar-operator",
+              "  context: {cluster: cellar, user: cellar-operator}",
+              "current-context: cellar-operator",
+              "");
+      Files.writeString(file, yaml);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  void start() {
+    Path jar = LocalCluster.repoRoot().resolve("operator/target/cellar-operator.jar");
+    if (!Files.exists(jar)) {
+      throw new IllegalStateException(jar + " is missing: run mvn package first");
+    }
+    List<String> command = new ArrayList<>(List.of("java", "-Xmx256m", "-jar", jar.toString()));
+    ProcessBuilder builder = new ProcessBuilder(command);
+    builder.environment().putAll(env);
+    Path log = logs.resolve(restarts == 0 ? "operator.log" : "operator-" + restarts + ".log");
+    builder.redirectErrorStream(true).redirectOutput(log.toFile());
+    try {
+      process = builder.start();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    restarts++;
+  }
+
+  /** Kills the operator as the OOM killer or a node failure would: SIGKILL, no shutdown. */
+  void kill9() {
+    process.destroyForcibly();
+    await("operator killed").atMost(Duration.ofSeconds(10)).until(() -> !process.isAlive());
+  }
+
+  boolean isAlive() {
+    return process.isAlive();
+  }
+
+  long pid() {
+    return process.pid();
+  }
+
+  /** Every line the operator logged so far, across restarts. */
+  String log() {
+    StringBuilder all = new StringBuilder();
+    try (var files = Files.list(logs)) {
+      for (Path file :
+          files.filter(f -> f.getFileName().toString().endsWith(".log")).sorted().toList()) {
+        all.append(Files.readString(file));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return all.toString();
+  }
+
+  @Override
+  public void close() {
+    if (process != null && process.isAlive()) {
+      process.destroy();
+      try {
+        process.waitFor(
+            java.util.concurrent.TimeUnit.SECONDS.toMillis(20),
+            java.util.concurrent.TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      process.destroyForcibly();
+    }
+    // Keep the cluster components' logs next to the operator's for this scenario.
+    Path clusterLogs =
+        Path.of(
+            System.getenv().getOrDefault("CELLAR_CLUSTER_DIR", "/dev/shm/cellar-local-cluster"),
+            "logs");
+    if (cluster.isLocal() && Files.isDirectory(clusterLogs)) {
+      try (var files = Files.list(clusterLogs)) {
+        for (Path file :
+            files
+                .filter(f -> f.toString().endsWith(".log") && !f.toString().endsWith("audit.log"))
+                .toList()) {
+          Files.copy(
+              file,
+              logs.resolve("cluster-" + file.getFileName()),
+              java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+      } catch (IOException e) {
+        // Logs are a courtesy; a failed copy must not hide the scenario's own result.
+      }
+    }
+  }
+
+  static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,134 @@
+package dev.cellar.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.cellar.testkit.LocalCluster;
+import dev.cellar.testkit.LocalClusterExtension;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** What a newcomer does after installing Cellar, driven with kubectl only. */
+class NewcomerJourneyIT {
+  @RegisterExtension static LocalClusterExtension clusterExtension = new LocalClusterExtension();
+
+  static Cellar cellar;
+  static String ns;
+
+  @BeforeAll
+  static void install() {
+    cellar = Cellar.install("newcomer-journey");
+    ns = clusterExtension.newNamespace();
+  }
+
+  @AfterAll
+  static void stop() {
+    cellar.close();
+  }
+
+  static LocalCluster.Result kubectl(String... args) {
+    String[] withNamespace = new String[args.length + 2];
+    withNamespace[0] = "-n";
+    withNamespace[1] = ns;
+    System.arraycopy(args, 0, withNamespace, 2, args.length);
+    return cellar.cluster.kubectl(withNamespace);
+  }
+
+  static LocalCluster.Result ok(String... args) {
+    LocalCluster.Result result = kubectl(args);
+    assertThat(result.exitCode())
+        .as("kubectl " + String.join(" ", args) + "\n" + result.output())
+        .isZero();
+    return result;
+  }
+
+  static String example(String file) {
+    return LocalCluster.repoRoot().resolve("deploy/examples").resolve(file).toString();
+  }
+
+  @Test
+  void applyWaitGetDescribeScaleToggleBackupsAndDelete() {
+    ok(
+        "apply",
+        "-f",
+        example("postgresql.yaml"),
+        "-f",
+        example("mysql.yaml"),
+        "-f",
+        example("mariadb.yaml"));
+    ok(
+        "wait",
+        "--for=condition=Ready",
+        "db/orders-db",
+        "db/inventory-db",
+        "db/sessions-db",
+        "--timeout=180s");
+
+    String table = ok("get", "db").stdout();
+    assertThat(table.lines().findFirst().orElseThrow())
+        .containsSubsequence("NAME", "ENGINE", "VERSION", "REPLICAS", "READY", "STATUS", "AGE");
+    assertThat(table)
+        .containsPattern("orders-db\\s+postgresql\\s+16\\s+2\\s+2\\s+Ready")
+        .containsPattern("inventory-db\\s+mysql\\s+8\\.4\\s+1\\s+1\\s+Ready")
+        .containsPattern("sessions-db\\s+mariadb\\s+11\\.4\\s+1\\s+1\\s+Ready");
+    assertThat(ok("get", "db", "orders-db", "-o", "wide").stdout())
+        .contains("ENDPOINT")
+        .contains("orders-db." + ns + ".svc.cluster.local:5432");
+
+    String described = ok("describe", "db", "orders-db").stdout();
+    assertThat(described)
+        .contains("Conditions:", "Ready", "Available", "BackupReady", "Events:", "Created");
+
+    ok("scale", "db/orders-db", "--replicas=3");
+    // kubectl wait must not pass on the Ready of the previous generation.
+    ok("wait", "--for=condition=Ready", "db/orders-db", "--timeout=120s");
+    assertThat(ok("get", "db", "orders-db", "-o", "jsonpath={.status.readyReplicas}").stdout())
+        .isEqualTo("3");
+    assertThat(ok("get", "service", "orders-db-ro").stdout()).contains("orders-db-ro");
+    await("Scaled event")
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> kubectl("describe", "db", "orders-db").stdout().contains("Scaled"));
+
+    ok("patch", "db", "orders-db", "--type=merge", "-p", "{\"spec\":{\"backupEnabled\":false}}");
+    await("backup CronJob removed, dumps kept")
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              assertThat(kubectl("get", "cronjob", "orders-db-backup").exitCode()).isNotZero();
+              assertThat(kubectl("get", "pvc", "orders-db-backups").exitCode()).isZero();
+            });
+    ok("patch", "db", "orders-db", "--type=merge", "-p", "{\"spec\":{\"backupEnabled\":true}}");
+    await("backup CronJob back")
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> kubectl("get", "cronjob", "orders-db-backup").exitCode() == 0);
+
+    // No finalizer: deletion never hangs in Terminating.
+    ok("delete", "db", "--all", "--wait=true", "--timeout=60s");
+    assertThat(ok("get", "db").output()).contains("No resources found");
+    assertThat(ok("get", "secret", "orders-db-credentials").stdout())
+        .as("Retain keeps the password")
+        .contains("orders-db-credentials");
+    assertThat(kubectl("get", "secret", "sessions-db-credentials").exitCode())
+        .as("Delete removes it")
+        .isNotZero();
+  }
+
+  @Test
+  void aNamespaceEnforcingTheRestrictedLevelRunsDatabases() {
+    String restricted =
+        clusterExtension.newNamespace(
+            java.util.Map.of("pod-security.kubernetes.io/enforce", "restricted"));
+    LocalCluster.Result apply =
+        cellar.cluster.kubectl("-n", restricted, "apply", "-f", example("mysql.yaml"));
+    assertThat(apply.exitCode()).as(apply.output()).isZero();
+    LocalCluster.Result wait =
+        cellar.cluster.kubectl(
+            "-n", restricted, "wait", "--for=condition=Ready", "db/inventory-db", "--timeout=120s");
+    assertThat(wait.exitCode()).as(wait.output()).isZero();
+    assertThat(cellar.cluster.kubectl("-n", restricted, "get", "pod", "inventory-db-0").exitCode())
+        .isZero();
+  }
+}
