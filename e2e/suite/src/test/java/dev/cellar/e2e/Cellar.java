@@ -21,7 +21,8 @@ import java.util.Map;
  * Cellar as users install it: the CRD and RBAC from deploy/ applied with kubectl, and the packaged
  * operator jar running as the {@code cellar-operator} ServiceAccount (a TokenRequest token), so a
  * missing RBAC rule fails the suite. Each scenario gets its own operator process and log directory
- * under {@code e2e/suite/target/e2e-logs/<scenario>/}.
+ * under {@code e2e/suite/target/e2e-logs/<scenario>/}. On any other cluster (CELLAR_KUBECONFIG,
+ * e.g. kind) the operator runs as the Deployment from deploy/operator instead.
  */
 final class Cellar implements AutoCloseable {
   static final String NAMESPACE = "cellar-system";
@@ -67,6 +68,13 @@ final class Cellar implements AutoCloseable {
         "--for=condition=Established",
         "crd/databases.cellar.dev",
         "--timeout=60s");
+    if (!cluster.isLocal()) {
+      // Any other cluster (kind): the operator runs as the Deployment, its image loaded beforehand.
+      kubectlOk(cluster, "apply", "-k", root.resolve("deploy/operator").toString());
+      Cellar cellar = new Cellar(cluster, logs, null, Map.of());
+      cellar.start();
+      return cellar;
+    }
     Path kubeconfig = logs.resolve("operator.kubeconfig");
     writeServiceAccountKubeconfig(cluster, kubeconfig);
     Map<String, String> env =
@@ -143,6 +151,17 @@ final class Cellar implements AutoCloseable {
   }
 
   void start() {
+    if (!cluster.isLocal()) {
+      kubectlOk(
+          cluster,
+          "-n",
+          NAMESPACE,
+          "rollout",
+          "status",
+          "deployment/cellar-operator",
+          "--timeout=180s");
+      return;
+    }
     Path jar = LocalCluster.repoRoot().resolve("operator/target/cellar-operator.jar");
     if (!Files.exists(jar)) {
       throw new IllegalStateException(jar + " is missing: run mvn package first");
@@ -162,20 +181,38 @@ final class Cellar implements AutoCloseable {
 
   /** Kills the operator as the OOM killer or a node failure would: SIGKILL, no shutdown. */
   void kill9() {
+    if (!cluster.isLocal()) {
+      kubectlOk(
+          cluster,
+          "-n",
+          NAMESPACE,
+          "delete",
+          "pod",
+          "-l",
+          "app.kubernetes.io/name=cellar-operator",
+          "--grace-period=0",
+          "--force");
+      return;
+    }
     process.destroyForcibly();
     await("operator killed").atMost(Duration.ofSeconds(10)).until(() -> !process.isAlive());
   }
 
   boolean isAlive() {
-    return process.isAlive();
+    return process == null || process.isAlive();
   }
 
   long pid() {
-    return process.pid();
+    return process == null ? 0 : process.pid();
   }
 
   /** Every line the operator logged so far, across restarts. */
   String log() {
+    if (!cluster.isLocal()) {
+      return cluster
+          .kubectl("-n", NAMESPACE, "logs", "deployment/cellar-operator", "--tail=-1")
+          .stdout();
+    }
     StringBuilder all = new StringBuilder();
     try (var files = Files.list(logs)) {
       for (Path file :
