@@ -22,6 +22,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
@@ -174,7 +175,15 @@ public class DatabaseReconciler implements Reconciler<Database> {
     patch.getMetadata().setName(db.getMetadata().getName());
     patch.getMetadata().setNamespace(db.getMetadata().getNamespace());
     patch.setStatus(status);
-    PrimaryUpdateAndCacheUtils.ssaPatchStatusAndCacheResource(db, patch, context);
+    try {
+      PrimaryUpdateAndCacheUtils.ssaPatchStatusAndCacheResource(db, patch, context);
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 404) {
+        throw e;
+      }
+      // Deleted meanwhile (e.g. with its namespace): there is no status left to write.
+      log.debug("{} is gone; status not written", db.getMetadata().getName());
+    }
   }
 
   private static String rootMessage(Throwable e) {
@@ -199,18 +208,24 @@ public class DatabaseReconciler implements Reconciler<Database> {
         Map<String, String> labels = pod.getMetadata().getLabels();
         if (!role.equals(labels.get(ReadOnlyServiceDependent.ROLE_LABEL))) {
           // A merge patch without resourceVersion: kwok and the kubelet update pods all the time.
-          context
-              .getClient()
-              .pods()
-              .inNamespace(pod.getMetadata().getNamespace())
-              .withName(pod.getMetadata().getName())
-              .patch(
-                  PatchContext.of(PatchType.JSON_MERGE),
-                  "{\"metadata\":{\"labels\":{\""
-                      + ReadOnlyServiceDependent.ROLE_LABEL
-                      + "\":\""
-                      + role
-                      + "\"}}}");
+          try {
+            context
+                .getClient()
+                .pods()
+                .inNamespace(pod.getMetadata().getNamespace())
+                .withName(pod.getMetadata().getName())
+                .patch(
+                    PatchContext.of(PatchType.JSON_MERGE),
+                    "{\"metadata\":{\"labels\":{\""
+                        + ReadOnlyServiceDependent.ROLE_LABEL
+                        + "\":\""
+                        + role
+                        + "\"}}}");
+          } catch (KubernetesClientException e) {
+            if (e.getCode() != 404) {
+              throw e;
+            }
+          }
         }
       }
     }
