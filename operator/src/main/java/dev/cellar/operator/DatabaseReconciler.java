@@ -25,6 +25,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.javaoperatorsdk.operator.AggregatedOperatorException;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -186,12 +187,27 @@ public class DatabaseReconciler implements Reconciler<Database> {
     }
   }
 
-  private static String rootMessage(Throwable e) {
+  /**
+   * One line per cause, for the log and the Degraded message: JOSDK's aggregated workflow exception
+   * would otherwise carry every dependent's whole stack trace.
+   */
+  static String rootMessage(Throwable e) {
+    if (e instanceof AggregatedOperatorException aggregated) {
+      return aggregated.getAggregatedExceptions().entrySet().stream()
+          .map(entry -> entry.getKey() + ": " + rootMessage(entry.getValue()))
+          .collect(java.util.stream.Collectors.joining("; "));
+    }
     Throwable root = e;
     while (root.getCause() != null && root.getCause() != root) {
       root = root.getCause();
     }
-    return Optional.ofNullable(root.getMessage()).orElse(root.getClass().getSimpleName());
+    String message = Optional.ofNullable(root.getMessage()).orElse(root.getClass().getSimpleName());
+    // The API server's message, without the Status dump fabric8 appends.
+    int status = message.indexOf(". Received status:");
+    return (status > 0 ? message.substring(0, status) : message)
+        .lines()
+        .findFirst()
+        .orElse(message);
   }
 
   /** Labels each pod primary or replica, which the read-only Service selects on. */
