@@ -209,28 +209,15 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
             .withName("CELLAR_PORT")
             .withValue(String.valueOf(profile.port()))
             .build(),
-        optionalSecretEnv("CELLAR_REPLICATION_USER", secret, EngineProfile.REPLICATION_USER),
-        optionalSecretEnv(
-            "CELLAR_REPLICATION_PASSWORD", secret, EngineProfile.REPLICATION_PASSWORD));
+        EngineProfile.fromSecret(
+            "CELLAR_REPLICATION_USER", secret, EngineProfile.REPLICATION_USER, true),
+        EngineProfile.fromSecret(
+            "CELLAR_REPLICATION_PASSWORD", secret, EngineProfile.REPLICATION_PASSWORD, true));
   }
 
   /** The primary pod's stable DNS name through the headless Service. */
   public static String primaryPodHost(Database db) {
     return podName(db, 0) + "." + ServiceChild.dnsName(HeadlessServiceDependent.name(db), db);
-  }
-
-  /** Optional: a user-supplied Secret may lack the replication keys; replicas then say so. */
-  private static EnvVar optionalSecretEnv(String name, String secret, String key) {
-    return new EnvVarBuilder()
-        .withName(name)
-        .withNewValueFrom()
-        .withNewSecretKeyRef()
-        .withName(secret)
-        .withKey(key)
-        .withOptional(true)
-        .endSecretKeyRef()
-        .endValueFrom()
-        .build();
   }
 
   /** spec.resources, or the defaults: requests 100m / 256Mi, limits 500m / 1Gi. */

@@ -142,12 +142,18 @@ public abstract class EngineProfile {
   }
 
   protected static EnvVar fromSecret(String name, String secret, String key) {
+    return fromSecret(name, secret, key, false);
+  }
+
+  /** An env var from a Secret key; an optional one is left unset when the key is missing. */
+  public static EnvVar fromSecret(String name, String secret, String key, boolean optional) {
     return new EnvVarBuilder()
         .withName(name)
         .withNewValueFrom()
         .withNewSecretKeyRef()
         .withName(secret)
         .withKey(key)
+        .withOptional(optional ? Boolean.TRUE : null)
         .endSecretKeyRef()
         .endValueFrom()
         .build();

@@ -128,6 +128,14 @@ class DesiredStateTest {
     assertThat(template.getSpec().getVolumeMode()).isEqualTo("Filesystem");
     assertThat(sts.getSpec().getPersistentVolumeClaimRetentionPolicy().getWhenScaled())
         .isEqualTo("Retain");
+    assertThat(c.getEnv())
+        .filteredOn(e -> e.getName().startsWith("CELLAR_REPLICATION_"))
+        .hasSize(2)
+        .allSatisfy(e -> assertThat(e.getValueFrom().getSecretKeyRef().getOptional()).isTrue());
+    assertThat(c.getEnv())
+        .filteredOn(e -> e.getName().equals("POSTGRES_PASSWORD"))
+        .singleElement()
+        .satisfies(e -> assertThat(e.getValueFrom().getSecretKeyRef().getOptional()).isNull());
   }
 
   @Test
