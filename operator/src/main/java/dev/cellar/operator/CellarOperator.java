@@ -1,48 +1,98 @@
 package dev.cellar.operator;
 
+import dev.cellar.operator.runtime.HealthServer;
+import dev.cellar.operator.runtime.LogFormats;
+import dev.cellar.operator.runtime.OperatorSettings;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.javaoperatorsdk.operator.Operator;
-import java.util.Arrays;
-import java.util.Set;
-import java.util.stream.Collectors;
+import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Wires the client, the reconciler and the configuration from the environment, and starts. */
+/** Wires the settings, the client, the reconciler and the health server, and starts. */
 public final class CellarOperator {
-  private static final Logger log = LoggerFactory.getLogger(CellarOperator.class);
+  public static final String LEASE = "cellar-operator";
 
   private CellarOperator() {}
 
-  public static void main(String[] args) {
+  public static void main(String[] args) throws IOException {
+    if (args.length > 0 && (args[0].equals("--help") || args[0].equals("-h"))) {
+      System.out.println(OperatorSettings.HELP);
+      return;
+    }
+    OperatorSettings settings;
+    try {
+      settings = OperatorSettings.from(System.getenv());
+    } catch (OperatorSettings.InvalidSetting e) {
+      System.err.println("cellar-operator: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
+    LogFormats.apply(settings.logFormat());
+    Logger log = LoggerFactory.getLogger(CellarOperator.class);
     KubernetesClient client = new KubernetesClientBuilder().build();
-    Operator operator = create(client, namespaces(System.getenv("WATCH_NAMESPACES")));
-    Runtime.getRuntime().addShutdownHook(new Thread(operator::stop, "cellar-shutdown"));
-    operator.start();
-    log.info("Cellar operator started against {}", client.getMasterUrl());
+    Operator operator = create(client, settings);
+    HealthServer health =
+        settings.httpPort() > 0 ? HealthServer.start(settings.httpPort(), operator) : null;
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  operator.stop();
+                  if (health != null) {
+                    health.close();
+                  }
+                },
+                "cellar-shutdown"));
+    try {
+      operator.start();
+    } catch (RuntimeException e) {
+      // One line, and an exit: a half-started operator must not keep answering /healthz.
+      log.error(
+          "cannot start: {}. Check that the API server at {} answers and that the CRD is installed"
+              + " (kubectl apply -f deploy/crd/)",
+          DatabaseReconciler.rootMessage(e),
+          client.getMasterUrl());
+      System.exit(1);
+    }
+    log.info(
+        "Cellar operator started against {}; namespaces: {}; leader election: {}",
+        client.getMasterUrl(),
+        settings.watchNamespaces().isEmpty() ? "all" : settings.watchNamespaces(),
+        settings.leaderElection());
   }
 
-  /** An operator that reconciles Databases in {@code namespaces} (empty: all). */
-  public static Operator create(KubernetesClient client, Set<String> namespaces) {
-    Operator operator = new Operator(o -> o.withKubernetesClient(client));
+  /** An operator with these settings on {@code client}. */
+  public static Operator create(KubernetesClient client, OperatorSettings settings) {
+    Operator operator =
+        new Operator(
+            o -> {
+              o.withKubernetesClient(client)
+                  .withConcurrentReconciliationThreads(settings.reconcileThreads());
+              if (settings.leaderElection()) {
+                o.withLeaderElectionConfiguration(
+                    new LeaderElectionConfiguration(
+                        LEASE, settings.operatorNamespace(), identity()));
+              }
+            });
     operator.register(
         new DatabaseReconciler(),
         c -> {
-          if (!namespaces.isEmpty()) {
-            c.settingNamespaces(namespaces);
+          if (!settings.watchNamespaces().isEmpty()) {
+            c.settingNamespaces(settings.watchNamespaces());
           }
         });
     return operator;
   }
 
-  static Set<String> namespaces(String value) {
-    if (value == null || value.isBlank()) {
-      return Set.of();
-    }
-    return Arrays.stream(value.split(","))
-        .map(String::trim)
-        .filter(s -> !s.isEmpty())
-        .collect(Collectors.toUnmodifiableSet());
+  /** The pod's name in a cluster, else host and pid: unique among the Lease's candidates. */
+  static String identity() {
+    return Optional.ofNullable(System.getenv("POD_NAME"))
+        .filter(s -> !s.isBlank())
+        .orElse(ManagementFactory.getRuntimeMXBean().getName());
   }
 }

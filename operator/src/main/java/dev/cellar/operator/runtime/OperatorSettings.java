@@ -1,0 +1,107 @@
+package dev.cellar.operator.runtime;
+
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * The operator's configuration, from the environment. A bad value stops start-up with one line
+ * naming the variable and what it accepts.
+ */
+public record OperatorSettings(
+    Set<String> watchNamespaces,
+    boolean leaderElection,
+    String operatorNamespace,
+    int httpPort,
+    LogFormat logFormat,
+    int reconcileThreads) {
+
+  /** How log lines are written. */
+  public enum LogFormat {
+    TEXT,
+    JSON
+  }
+
+  /** A setting with a value the operator cannot use. */
+  public static final class InvalidSetting extends RuntimeException {
+    public InvalidSetting(String message) {
+      super(message);
+    }
+  }
+
+  public static final String HELP =
+      String.join(
+          "\n",
+          "Cellar operator: runs PostgreSQL, MySQL and MariaDB Databases (cellar.dev/v1).",
+          "",
+          "Settings (environment variables):",
+          "  WATCH_NAMESPACES    comma-separated namespaces to watch; empty: all (default empty)",
+          "  LEADER_ELECTION     true|false: hold the Lease cellar-operator before reconciling"
+              + " (default false)",
+          "  OPERATOR_NAMESPACE  namespace of the leader-election Lease (default cellar-system)",
+          "  HTTP_PORT           port of /healthz, /readyz (default 8080; 0 turns the server off)",
+          "  LOG_FORMAT          text|json (default text)",
+          "  RECONCILE_THREADS   Databases reconciled at once, 1-100 (default 10)",
+          "",
+          "The cluster comes from the in-cluster ServiceAccount or the current kubeconfig"
+              + " (KUBECONFIG).");
+
+  public static OperatorSettings from(Map<String, String> env) {
+    return new OperatorSettings(
+        namespaces(env.getOrDefault("WATCH_NAMESPACES", "")),
+        bool(env, "LEADER_ELECTION", false),
+        nonBlank(env.getOrDefault("OPERATOR_NAMESPACE", ""), "cellar-system"),
+        integer(env, "HTTP_PORT", 8080, 0, 65535),
+        logFormat(env.getOrDefault("LOG_FORMAT", "")),
+        integer(env, "RECONCILE_THREADS", 10, 1, 100));
+  }
+
+  static Set<String> namespaces(String value) {
+    return Arrays.stream(value.split(","))
+        .map(String::trim)
+        .filter(s -> !s.isEmpty())
+        .collect(Collectors.toUnmodifiableSet());
+  }
+
+  private static String nonBlank(String value, String fallback) {
+    return value.isBlank() ? fallback : value.trim();
+  }
+
+  private static boolean bool(Map<String, String> env, String name, boolean fallback) {
+    String value = env.getOrDefault(name, "").trim();
+    if (value.isEmpty()) {
+      return fallback;
+    }
+    if (value.equalsIgnoreCase("true") || value.equalsIgnoreCase("false")) {
+      return Boolean.parseBoolean(value);
+    }
+    throw new InvalidSetting(name + "=" + value + " is not valid: use true or false");
+  }
+
+  private static int integer(Map<String, String> env, String name, int fallback, int min, int max) {
+    String value = env.getOrDefault(name, "").trim();
+    if (value.isEmpty()) {
+      return fallback;
+    }
+    try {
+      int parsed = Integer.parseInt(value);
+      if (parsed >= min && parsed <= max) {
+        return parsed;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new InvalidSetting(
+        name + "=" + value + " is not valid: use a whole number from " + min + " to " + max);
+  }
+
+  private static LogFormat logFormat(String value) {
+    return switch (value.trim().toLowerCase()) {
+      case "", "text" -> LogFormat.TEXT;
+      case "json" -> LogFormat.JSON;
+      default ->
+          throw new InvalidSetting("LOG_FORMAT=" + value + " is not valid: use text or json");
+    };
+  }
+}
