@@ -44,6 +44,11 @@ final class Cellar implements AutoCloseable {
 
   /** Installs Cellar from deploy/ and starts the operator jar for {@code scenario}. */
   static Cellar install(String scenario) {
+    return install(scenario, Map.of());
+  }
+
+  /** Like {@link #install(String)}, with extra or overriding operator settings. */
+  static Cellar install(String scenario, Map<String, String> settings) {
     LocalCluster cluster = LocalCluster.get();
     Path root = LocalCluster.repoRoot();
     Path logs = root.resolve("e2e/suite/target/e2e-logs").resolve(scenario);
@@ -78,17 +83,19 @@ final class Cellar implements AutoCloseable {
     Path kubeconfig = logs.resolve("operator.kubeconfig");
     writeServiceAccountKubeconfig(cluster, kubeconfig);
     Map<String, String> env =
-        Map.of(
-            "KUBECONFIG",
-            kubeconfig.toString(),
-            "HTTP_PORT",
-            String.valueOf(freePort()),
-            "LOG_FORMAT",
-            "text",
-            "LEADER_ELECTION",
-            "true",
-            "OPERATOR_NAMESPACE",
-            NAMESPACE);
+        new java.util.HashMap<>(
+            Map.of(
+                "KUBECONFIG",
+                kubeconfig.toString(),
+                "HTTP_PORT",
+                String.valueOf(freePort()),
+                "LOG_FORMAT",
+                "text",
+                "LEADER_ELECTION",
+                "true",
+                "OPERATOR_NAMESPACE",
+                NAMESPACE));
+    env.putAll(settings);
     Cellar cellar = new Cellar(cluster, logs, kubeconfig, env);
     cellar.start();
     return cellar;
@@ -200,6 +207,11 @@ final class Cellar implements AutoCloseable {
 
   boolean isAlive() {
     return process == null || process.isAlive();
+  }
+
+  /** The operator's HTTP port (health and readiness). */
+  int httpPort() {
+    return Integer.parseInt(env.getOrDefault("HTTP_PORT", "8080"));
   }
 
   long pid() {
