@@ -6,6 +6,10 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.ProbeBuilder;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -157,6 +161,29 @@ public abstract class EngineProfile {
         .endSecretKeyRef()
         .endValueFrom()
         .build();
+  }
+
+  /** The container command that runs the engine's entrypoint script from the ConfigMap. */
+  protected static List<String> cellarEntrypoint() {
+    return List.of("bash", CELLAR_DIR + "/" + ENTRYPOINT);
+  }
+
+  /** The entrypoint script's file name in the ConfigMap. */
+  public static final String ENTRYPOINT = "entrypoint.sh";
+
+  /**
+   * A script or config file shipped with the operator, by its path under this package's resource
+   * directory (dev/cellar/operator/engine/), e.g. {@code postgresql/entrypoint.sh}.
+   */
+  static String resource(String path) {
+    try (InputStream in = EngineProfile.class.getResourceAsStream(path)) {
+      if (in == null) {
+        throw new IllegalStateException("missing resource dev/cellar/operator/engine/" + path);
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   protected static EnvVar value(String name, String value) {

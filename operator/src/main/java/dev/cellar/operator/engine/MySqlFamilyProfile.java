@@ -4,6 +4,7 @@ import dev.cellar.api.v1.Database;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /** What MySQL and MariaDB share: port, data path, my.cnf include, root-user dumps. */
 abstract class MySqlFamilyProfile extends EngineProfile {
@@ -43,13 +44,42 @@ abstract class MySqlFamilyProfile extends EngineProfile {
     return "mysql";
   }
 
+  /**
+   * The replication scripts that MySQL and MariaDB share (see each file's header): entrypoint.sh
+   * wraps the image's entrypoint; server-args.sh, primary-setup.sh and replica-bootstrap.sh also
+   * run outside containers. dialect.sh names each engine's programs and SQL.
+   */
+  static final List<String> SCRIPTS =
+      List.of(
+          "entrypoint.sh",
+          "mysql-lib.sh",
+          "server-args.sh",
+          "primary-setup.sh",
+          "replica-bootstrap.sh");
+
   @Override
   public Map<String, String> configFiles(Database db) {
-    return Map.of(
+    Map<String, String> files = new TreeMap<>();
+    files.put(
         "cellar.cnf",
         "# Written by Cellar; the image includes every file of this directory.\n[mysqld]\n"
             + "skip-name-resolve\n"
+            // Relay logs named after the pod's host name would be lost if it changed.
+            + "relay_log = relay-bin\n"
             + serverSettings());
+    files.put("lib.sh", resource("lib.sh"));
+    files.put("dialect.sh", resource(engine().value() + "/dialect.sh"));
+    SCRIPTS.forEach(script -> files.put(script, resource("mysql-family/" + script)));
+    return files;
+  }
+
+  /**
+   * The entrypoint script, which runs the image's docker-entrypoint.sh with the server_id and, on
+   * replicas, the read-only switches (server-args.sh): the include directory is read-only.
+   */
+  @Override
+  public List<String> command() {
+    return cellarEntrypoint();
   }
 
   @Override

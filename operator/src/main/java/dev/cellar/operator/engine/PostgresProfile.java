@@ -93,11 +93,28 @@ public final class PostgresProfile extends EngineProfile {
               "max_wal_senders", "10",
               "hot_standby", "on"));
 
+  /**
+   * The replication scripts (see each file's header): entrypoint.sh wraps the image's entrypoint;
+   * primary-setup.sh and replica-bootstrap.sh also run outside containers.
+   */
+  static final List<String> SCRIPTS =
+      List.of("entrypoint.sh", "pg-lib.sh", "primary-setup.sh", "replica-bootstrap.sh");
+
   @Override
   public Map<String, String> configFiles(Database db) {
     StringBuilder conf = new StringBuilder("# Passed to postgres as -c flags by Cellar.\n");
     SETTINGS.forEach((key, value) -> conf.append(key).append(" = '").append(value).append("'\n"));
-    return Map.of("postgresql.cellar.conf", conf.toString());
+    Map<String, String> files = new TreeMap<>();
+    files.put("postgresql.cellar.conf", conf.toString());
+    files.put("lib.sh", resource("lib.sh"));
+    SCRIPTS.forEach(script -> files.put(script, resource("postgresql/" + script)));
+    return files;
+  }
+
+  /** The entrypoint script, which runs the image's docker-entrypoint.sh with {@link #args}. */
+  @Override
+  public List<String> command() {
+    return cellarEntrypoint();
   }
 
   @Override

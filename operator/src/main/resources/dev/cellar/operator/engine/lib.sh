@@ -1,0 +1,156 @@
+# shellcheck shell=bash
+# Cellar's shared shell library, sourced by every engine script in /etc/cellar.
+#
+# The scripts run in database pods (called by entrypoint.sh) and outside containers (called by
+# tests or by hand). Everything they need comes from the environment:
+#   CELLAR_ORDINAL              this server's ordinal; 0 is the primary. Default: the number after
+#                               the last '-' of POD_NAME.
+#   CELLAR_PORT                 the port of this server (default: the engine's port)
+#   CELLAR_LOCAL_HOST           how to reach this server: a host, or a socket directory/path
+#   CELLAR_PRIMARY_HOST         the primary's host name
+#   CELLAR_PRIMARY_PORT         the primary's port (default: CELLAR_PORT)
+#   CELLAR_REPLICATION_USER     the replication account, from the credentials Secret
+#   CELLAR_REPLICATION_PASSWORD
+#   CELLAR_WAIT_SECONDS         how long a replica waits for its primary (default 600)
+#   CELLAR_START_SECONDS        how long the entrypoint waits for its own server (default 900)
+# Engine-specific variables are described in each engine's scripts.
+
+cellar_log() {
+  local level=$1
+  shift
+  printf '%s [cellar] [%s] %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$level" "$*" >&2
+}
+
+cellar_note() { cellar_log Note "$@"; }
+cellar_warn() { cellar_log Warn "$@"; }
+
+# Logs an error and exits 1. The message says what failed and what to check.
+cellar_die() {
+  cellar_log ERROR "$@"
+  exit 1
+}
+
+# The ordinal of this server: CELLAR_ORDINAL, else the suffix of POD_NAME (orders-db-2 -> 2).
+cellar_ordinal() {
+  local ordinal=${CELLAR_ORDINAL:-}
+  if [ -z "$ordinal" ]; then
+    [ -n "${POD_NAME:-}" ] \
+      || cellar_die "neither CELLAR_ORDINAL nor POD_NAME is set: cannot tell primary (0) from replica"
+    ordinal=${POD_NAME##*-}
+  fi
+  case "$ordinal" in
+    '' | *[!0-9]*)
+      cellar_die "ordinal '$ordinal' (from CELLAR_ORDINAL or POD_NAME='${POD_NAME:-}') is not a number"
+      ;;
+  esac
+  printf '%d\n' "$((10#$ordinal))"
+}
+
+cellar_is_primary() { [ "$(cellar_ordinal)" -eq 0 ]; }
+
+cellar_has_replication_account() {
+  [ -n "${CELLAR_REPLICATION_USER:-}" ] && [ -n "${CELLAR_REPLICATION_PASSWORD:-}" ]
+}
+
+# A replica cannot work without the replication account: say which Secret keys are missing.
+cellar_require_replication_account() {
+  cellar_has_replication_account || cellar_die \
+    "CELLAR_REPLICATION_USER and CELLAR_REPLICATION_PASSWORD must be set for a replica." \
+    "They come from the keys 'replication-user' and 'replication-password' of the Database's" \
+    "credentials Secret; a Secret supplied by the user must have them when spec.replicas > 1."
+}
+
+cellar_require() {
+  local name
+  for name in "$@"; do
+    [ -n "${!name:-}" ] || cellar_die "$name is not set; it is required here"
+  done
+}
+
+cellar_require_commands() {
+  local cmd
+  for cmd in "$@"; do
+    command -v "$cmd" >/dev/null 2>&1 \
+      || cellar_die "'$cmd' is not on PATH (PATH=$PATH); install the engine's client programs"
+  done
+}
+
+cellar_primary_port() { printf '%s\n' "${CELLAR_PRIMARY_PORT:-${CELLAR_PORT:?CELLAR_PORT is not set}}"; }
+
+# cellar_wait_until SECONDS WHAT HINT COMMAND...: runs COMMAND every 2 s until it succeeds. After
+# SECONDS, dies with WHAT, the command's last output and HINT.
+cellar_wait_until() {
+  local seconds=$1 what=$2 hint=$3
+  shift 3
+  local deadline=$((SECONDS + seconds)) output=''
+  while true; do
+    if output=$("$@" 2>&1); then
+      return 0
+    fi
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      cellar_die "$what: not reached within ${seconds} s. Last error: ${output:-none}. $hint"
+    fi
+    sleep 2
+  done
+}
+
+# cellar_wait_pid_exit PID SECONDS WHAT: waits for a child to exit; kills it after SECONDS.
+cellar_wait_pid_exit() {
+  local pid=$1 seconds=$2 what=$3
+  local deadline=$((SECONDS + seconds))
+  while kill -0 "$pid" 2>/dev/null; do
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      cellar_warn "$what did not stop within ${seconds} s; killing it"
+      kill -KILL "$pid" 2>/dev/null || true
+      break
+    fi
+    sleep 1
+  done
+  wait "$pid" 2>/dev/null || true
+}
+
+# A string literal for MySQL and MariaDB (backslash escapes on, the default sql_mode).
+cellar_mysql_quote() {
+  local s=$1
+  s=${s//\\/\\\\}
+  s=${s//\'/\\\'}
+  printf "'%s'" "$s"
+}
+
+# A string literal for PostgreSQL (standard_conforming_strings on, the default since 9.1).
+cellar_pg_quote() {
+  local s=$1
+  printf "'%s'" "${s//\'/\'\'}"
+}
+
+# A quoted identifier for PostgreSQL.
+cellar_pg_ident() {
+  local s=$1
+  printf '"%s"' "${s//\"/\"\"}"
+}
+
+# A fingerprint of the replication settings, kept in the data directory so the entrypoint knows
+# whether setup must run again (first start, or the account changed).
+cellar_fingerprint() {
+  printf '%s\n' "$@" | sha256sum | cut -d' ' -f1
+}
+
+cellar_marker_matches() {
+  local file=$1 fingerprint=$2
+  [ -f "$file" ] && [ "$(cat "$file")" = "$fingerprint" ]
+}
+
+# Runs COMMAND... in the background as this script's child, forwarding SIGTERM/SIGINT to it, and
+# sets CELLAR_CHILD to its pid.
+cellar_start_child() {
+  "$@" &
+  CELLAR_CHILD=$!
+  # shellcheck disable=SC2064 # the pid is meant to be expanded now
+  trap "kill -TERM $CELLAR_CHILD 2>/dev/null; wait $CELLAR_CHILD; exit 143" TERM
+  # shellcheck disable=SC2064
+  trap "kill -INT $CELLAR_CHILD 2>/dev/null; wait $CELLAR_CHILD; exit 130" INT
+}
+
+cellar_child_alive() { kill -0 "$CELLAR_CHILD" 2>/dev/null; }
+
+cellar_clear_traps() { trap - TERM INT; }

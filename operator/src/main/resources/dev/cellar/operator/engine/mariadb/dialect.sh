@@ -1,0 +1,82 @@
+# shellcheck shell=bash
+# MariaDB's programs and SQL, for the shared MySQL-family scripts (sourced after lib.sh).
+# shellcheck disable=SC2034 # the variables are read by the scripts that source this file
+
+CELLAR_ENGINE=mariadb
+CELLAR_SERVER=mariadbd
+CELLAR_CLIENT=mariadb
+CELLAR_ADMIN=mariadb-admin
+CELLAR_DUMP=mariadb-dump
+# Extra client options for connections to the primary.
+CELLAR_REMOTE_OPTIONS=()
+
+cellar_root_password() { printf '%s' "${MARIADB_ROOT_PASSWORD:-${MYSQL_ROOT_PASSWORD:-}}"; }
+
+# Server options of a read-only replica. read_only does not bind root or the replication applier.
+cellar_read_only_options() { printf '%s\n' --read-only; }
+
+# The replication account, created unlogged on each server (so it never conflicts when
+# replicated) and kept in step with the Secret.
+cellar_sql_replication_account() {
+  local user password
+  user=$(cellar_mysql_quote "$1")
+  password=$(cellar_mysql_quote "$2")
+  cat <<EOF
+SET SESSION sql_log_bin = 0;
+CREATE USER IF NOT EXISTS ${user}@'%' IDENTIFIED BY ${password};
+ALTER USER ${user}@'%' IDENTIFIED BY ${password};
+GRANT REPLICATION SLAVE ON *.* TO ${user}@'%';
+EOF
+}
+
+cellar_sql_replica_status() { printf '%s\n' 'SHOW SLAVE STATUS\G'; }
+
+cellar_sql_stop_replica() { printf '%s\n' 'STOP SLAVE;'; }
+
+cellar_sql_start_replica() { printf '%s\n' 'START SLAVE;'; }
+
+# cellar_sql_reset_for_seed VERSION_NUMBER: forgets any replication setup and this server's own
+# binary log, before a fresh seed.
+cellar_sql_reset_for_seed() {
+  cat <<'EOF'
+RESET SLAVE ALL;
+RESET MASTER;
+EOF
+}
+
+# cellar_sql_change_source HOST PORT USER PASSWORD: GTID replication from the primary, starting at
+# @@gtid_slave_pos (set by the seed).
+cellar_sql_change_source() {
+  local host port=$2 user password
+  host=$(cellar_mysql_quote "$1")
+  user=$(cellar_mysql_quote "$3")
+  password=$(cellar_mysql_quote "$4")
+  case "$port" in '' | *[!0-9]*) cellar_die "port '$port' is not a number" ;; esac
+  cat <<EOF
+CHANGE MASTER TO MASTER_HOST=${host}, MASTER_PORT=${port}, MASTER_USER=${user}, MASTER_PASSWORD=${password}, MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=10;
+EOF
+}
+
+# The SQL that sets the GTID position when the primary has no database to dump.
+cellar_sql_position_from() { printf "SET GLOBAL gtid_slave_pos = %s;\n" "$(cellar_mysql_quote "$1")"; }
+
+cellar_sql_primary_position() { printf '%s\n' 'SELECT @@GLOBAL.gtid_binlog_pos;'; }
+
+# Accounts that each server keeps for itself: root (the same password everywhere, from the
+# Secret; copying its grants would need PROXY rights), the image's healthcheck user (a random
+# password per server) and the system's own.
+CELLAR_LOCAL_ACCOUNTS_REGEX="[\`']((root)|(healthcheck)|(mariadb\\.sys))[\`']@"
+
+# The primary's accounts, as SQL that creates the missing ones on this server and grants what the
+# primary grants. Accounts that exist here keep their password.
+cellar_dump_accounts() {
+  cellar_primary_client_cmd "$CELLAR_DUMP" --system=users --insert-ignore \
+    | grep -Ev "$CELLAR_LOCAL_ACCOUNTS_REGEX"
+}
+
+# A consistent dump of DATABASES... from the primary. Loading it sets @@gtid_slave_pos to the
+# primary's position at the dump, so replication resumes exactly after it.
+cellar_dump_databases() {
+  cellar_primary_client_cmd "$CELLAR_DUMP" --single-transaction --gtid --master-data=1 \
+    --routines --events --triggers --add-drop-database --databases "$@"
+}

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Container entrypoint of MySQL and MariaDB pods: bash /etc/cellar/entrypoint.sh [server options]
+#
+# The image's own entrypoint (docker-entrypoint.sh) still initialises an empty data directory and
+# runs the server. Around it, for replication:
+#   1. When this server's replication setup is missing or stale (first start, a changed account,
+#      a changed primary), the server runs once without networking, so no client sees it
+#      half-ready: the primary creates the replication account (primary-setup.sh); a replica seeds
+#      itself from the primary and starts replicating (replica-bootstrap.sh). Then it stops.
+#   2. The server runs for real, in the foreground (exec), with its server_id and, on replicas,
+#      read_only (and super_read_only on MySQL).
+# A fingerprint of the setup in the data directory (cellar-*.done) skips step 1 on restarts.
+#
+# Environment: lib.sh's and mysql-lib.sh's, plus
+#   CELLAR_DATA_DIR         the data directory (default /var/lib/mysql)
+#   CELLAR_IMAGE_ENTRYPOINT the image's entrypoint (default docker-entrypoint.sh, on PATH)
+set -euo pipefail
+here=$(dirname "${BASH_SOURCE[0]}")
+# shellcheck source=../lib.sh
+. "$here/lib.sh"
+# shellcheck source=../mysql/dialect.sh
+. "$here/dialect.sh"
+# shellcheck source=mysql-lib.sh
+. "$here/mysql-lib.sh"
+
+image_entrypoint=${CELLAR_IMAGE_ENTRYPOINT:-docker-entrypoint.sh}
+data=${CELLAR_DATA_DIR:-/var/lib/mysql}
+start_seconds=${CELLAR_START_SECONDS:-900}
+server_options=("$@")
+ordinal=$(cellar_ordinal)
+
+# The socket the server listens on with these options (as the image finds it).
+server_socket() {
+  "$CELLAR_SERVER" "${server_options[@]}" --verbose --help --log-bin-index="$(mktemp -u)" 2>/dev/null \
+    | awk '$1 == "socket" { print $2; exit }'
+}
+
+# Ready: the image's entrypoint has exec'd the server (its temporary init server has come and
+# gone) and root gets an answer on the socket.
+own_server_ready() {
+  [ "$(cat "/proc/$CELLAR_CHILD/comm" 2>/dev/null)" = "$CELLAR_SERVER" ] && cellar_local_ping 2>/dev/null
+}
+
+# run_without_network SCRIPT: step 1, with SCRIPT as the setup.
+run_without_network() {
+  local script=$1 socket deadline=$((SECONDS + start_seconds)) id_option status
+  socket=$(server_socket)
+  [ -n "$socket" ] || cellar_die "cannot tell $CELLAR_SERVER's socket from its options (${server_options[*]})"
+  mapfile -t id_option < <(CELLAR_WRITABLE=1 bash "$here/server-args.sh")
+  cellar_note "starting $CELLAR_SERVER without networking for $script"
+  cellar_start_child "$image_entrypoint" "$CELLAR_SERVER" "${server_options[@]}" "${id_option[@]}" --skip-networking
+  export CELLAR_LOCAL_HOST=$socket
+  until own_server_ready; do
+    if ! cellar_child_alive; then
+      wait "$CELLAR_CHILD" && status=0 || status=$?
+      cellar_die "$CELLAR_SERVER exited with status $status before $script could run; see its messages above"
+    fi
+    [ "$SECONDS" -lt "$deadline" ] || cellar_die "$CELLAR_SERVER did not accept root on $socket within" \
+      "$start_seconds s (CELLAR_START_SECONDS); check its messages above and root's password in the Secret"
+    sleep 1
+  done
+  if ! bash "$here/$script"; then
+    cellar_local_client_cmd "$CELLAR_ADMIN" shutdown || kill -TERM "$CELLAR_CHILD"
+    cellar_wait_pid_exit "$CELLAR_CHILD" 300 "$CELLAR_SERVER"
+    cellar_die "$script failed (see above); the pod restarts and tries again"
+  fi
+  cellar_local_client_cmd "$CELLAR_ADMIN" shutdown \
+    || cellar_die "stopping $CELLAR_SERVER after $script failed; see its messages above"
+  cellar_wait_pid_exit "$CELLAR_CHILD" 300 "$CELLAR_SERVER"
+  cellar_clear_traps
+  unset CELLAR_LOCAL_HOST
+}
+
+if [ "$ordinal" -eq 0 ]; then
+  if cellar_has_replication_account; then
+    fingerprint=$(cellar_fingerprint primary "$CELLAR_REPLICATION_USER" "$CELLAR_REPLICATION_PASSWORD")
+    if ! cellar_marker_matches "$data/cellar-primary.done" "$fingerprint"; then
+      run_without_network primary-setup.sh
+      printf '%s\n' "$fingerprint" >"$data/cellar-primary.done"
+    fi
+  else
+    bash "$here/primary-setup.sh" # only warns
+  fi
+else
+  cellar_require_replication_account
+  cellar_require CELLAR_PRIMARY_HOST
+  fingerprint=$(cellar_fingerprint replica "$CELLAR_REPLICATION_USER" "$CELLAR_REPLICATION_PASSWORD" \
+    "$CELLAR_PRIMARY_HOST" "$(cellar_primary_port)")
+  if ! cellar_marker_matches "$data/cellar-replica.done" "$fingerprint"; then
+    run_without_network replica-bootstrap.sh
+    printf '%s\n' "$fingerprint" >"$data/cellar-replica.done"
+  fi
+fi
+
+mapfile -t role_options < <(bash "$here/server-args.sh")
+cellar_note "starting $CELLAR_SERVER as $([ "$ordinal" -eq 0 ] && echo primary || echo replica) (${role_options[*]})"
+exec "$image_entrypoint" "$CELLAR_SERVER" "${server_options[@]}" "${role_options[@]}"

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The primary's part of replication: the replication account (CELLAR_REPLICATION_USER with
+# REPLICATION SLAVE, password CELLAR_REPLICATION_PASSWORD), created or brought in step with the
+# Secret. Idempotent; runs against this server while it runs (see mysql-lib.sh for the connection).
+# Without a replication account in the environment it warns and does nothing: a single server
+# needs none, and a replica will say what is missing.
+set -euo pipefail
+here=$(dirname "${BASH_SOURCE[0]}")
+# shellcheck source=../lib.sh
+. "$here/lib.sh"
+# shellcheck source=../mysql/dialect.sh
+. "$here/dialect.sh"
+# shellcheck source=mysql-lib.sh
+. "$here/mysql-lib.sh"
+
+if ! cellar_has_replication_account; then
+  cellar_warn "no replication account (CELLAR_REPLICATION_USER/PASSWORD unset; the credentials" \
+    "Secret lacks replication-user/replication-password): replicas of this primary cannot connect"
+  exit 0
+fi
+cellar_require_commands "$CELLAR_CLIENT"
+output=$(cellar_sql_replication_account "$CELLAR_REPLICATION_USER" "$CELLAR_REPLICATION_PASSWORD" \
+  | cellar_local_sql 2>&1) || cellar_die "creating the replication account" \
+  "'$CELLAR_REPLICATION_USER' on this server (${CELLAR_LOCAL_HOST:-127.0.0.1}) failed: $output." \
+  "Check that root's password matches the credentials Secret and that the server runs."
+cellar_note "replication account '$CELLAR_REPLICATION_USER' is ready on the primary"

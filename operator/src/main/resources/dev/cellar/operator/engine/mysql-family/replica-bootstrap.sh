@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The replica's part of replication, against this server while it runs (see mysql-lib.sh for the
+# connection). Idempotent:
+#   - a server that never replicated is seeded from the primary: its accounts (missing ones are
+#     created, existing ones keep their password) and a consistent dump of every user database,
+#     which carries the primary's GTID position. This works for a fresh primary and for a
+#     populated one whose old binary logs are purged; the dump streams, nothing lands on disk.
+#   - then replication is pointed at CELLAR_PRIMARY_HOST:CELLAR_PRIMARY_PORT with the replication
+#     account (GTID auto-positioning) and started, and the script waits until it connects.
+# Root must be able to write while it seeds (MySQL's super_read_only off; read_only is fine).
+set -euo pipefail
+here=$(dirname "${BASH_SOURCE[0]}")
+# shellcheck source=../lib.sh
+. "$here/lib.sh"
+# shellcheck source=../mysql/dialect.sh
+. "$here/dialect.sh"
+# shellcheck source=mysql-lib.sh
+. "$here/mysql-lib.sh"
+
+ordinal=$(cellar_ordinal)
+[ "$ordinal" -gt 0 ] || cellar_die "replica-bootstrap.sh runs on replicas (ordinal > 0); this is ordinal 0, the primary"
+cellar_require_replication_account
+cellar_require CELLAR_PRIMARY_HOST
+cellar_require_commands "$CELLAR_CLIENT" "$CELLAR_DUMP"
+primary="$CELLAR_PRIMARY_HOST:$(cellar_primary_port)"
+wait_seconds=${CELLAR_WAIT_SECONDS:-600}
+
+output=$(cellar_local_sql --connect-timeout=10 -e 'SELECT 1' 2>&1) || cellar_die \
+  "this server (${CELLAR_LOCAL_HOST:-127.0.0.1}) does not answer as root: $output." \
+  "Check that it runs and that root's password matches the credentials Secret."
+
+seed() {
+  cellar_note "this replica has never replicated: seeding it from the primary $primary"
+  cellar_wait_until "$wait_seconds" "the primary $primary (as root)" \
+    "Check that pod 0 runs and is ready, and that root's password is the same on both servers." \
+    cellar_primary_ping
+  local started=$SECONDS databases
+  cellar_local_sql -e "$(cellar_sql_stop_replica)" >/dev/null 2>&1 || true
+  cellar_sql_reset_for_seed "$(cellar_server_version_number)" | cellar_local_sql \
+    || cellar_die "resetting this server's replication state before the seed failed (see above)"
+  { printf '%s\n' 'SET SESSION sql_log_bin = 0;' && cellar_dump_accounts; } | cellar_local_sql \
+    || cellar_die "copying the accounts of $primary failed (see above): check root's grants on both servers"
+  databases=$(cellar_primary_sql -e "SELECT schema_name FROM information_schema.schemata WHERE schema_name NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys') ORDER BY schema_name")
+  if [ -n "$databases" ]; then
+    local names
+    mapfile -t names <<<"$databases"
+    { printf '%s\n' 'SET SESSION sql_log_bin = 0;' && cellar_dump_databases "${names[@]}"; } \
+      | cellar_local_sql \
+      || cellar_die "seeding from $primary failed (see above): check the primary's log and this server's free disk"
+    cellar_note "seeded ${#names[@]} database(s) (${names[*]}) from $primary in $((SECONDS - started)) s"
+  else
+    local position
+    position=$(cellar_primary_sql -e "$(cellar_sql_primary_position)")
+    cellar_sql_position_from "$position" | cellar_local_sql
+    cellar_note "the primary $primary has no user database; replicating from its position '$position'"
+  fi
+}
+
+source_host=$(cellar_configured_source_host)
+if [ -z "$source_host" ]; then
+  seed
+elif [ "$source_host" != "$CELLAR_PRIMARY_HOST" ]; then
+  cellar_note "replication source changes from $source_host to $CELLAR_PRIMARY_HOST"
+fi
+
+cellar_local_sql -e "$(cellar_sql_stop_replica)" >/dev/null 2>&1 || true
+{
+  cellar_sql_change_source "$CELLAR_PRIMARY_HOST" "$(cellar_primary_port)" \
+    "$CELLAR_REPLICATION_USER" "$CELLAR_REPLICATION_PASSWORD"
+  cellar_sql_start_replica
+} | cellar_local_sql || cellar_die "configuring replication from $primary failed (see above)"
+
+# Replication must connect: a wrong password or a missing account shows here, not later.
+replication_connected() {
+  local running error
+  running=$(cellar_replica_status_field '(Slave|Replica)_IO_Running')
+  if [ "$running" = Yes ]; then
+    return 0
+  fi
+  error=$(cellar_replica_status_field 'Last_IO_Error')
+  printf 'IO thread %s; last IO error: %s\n' "${running:-not running}" "${error:-none}"
+  return 1
+}
+cellar_wait_until "$wait_seconds" "replication from $primary as '$CELLAR_REPLICATION_USER'" \
+  "Check that the primary created that account (primary-setup.sh) with the password of the credentials Secret." \
+  replication_connected
+cellar_note "replicating from $primary as '$CELLAR_REPLICATION_USER'"

@@ -1,0 +1,103 @@
+# shellcheck shell=bash
+# MySQL's programs and SQL, for the shared MySQL-family scripts (sourced after lib.sh).
+# Needs MySQL 8.0.23 or newer (CHANGE REPLICATION SOURCE, START REPLICA); 8.4 and 9 dropped the
+# old MASTER/SLAVE statements.
+# shellcheck disable=SC2034 # the variables are read by the scripts that source this file
+
+CELLAR_ENGINE=mysql
+CELLAR_SERVER=mysqld
+CELLAR_CLIENT=mysql
+CELLAR_ADMIN=mysqladmin
+CELLAR_DUMP=mysqldump
+# caching_sha2_password over a connection without TLS needs the server's RSA key.
+CELLAR_REMOTE_OPTIONS=(--get-server-public-key)
+
+cellar_root_password() { printf '%s' "${MYSQL_ROOT_PASSWORD:-}"; }
+
+# Server options of a read-only replica: super_read_only binds root too; the replication applier
+# is never bound.
+cellar_read_only_options() { printf '%s\n' --read-only --super-read-only; }
+
+# The replication account, created unlogged on each server (so it never conflicts when
+# replicated) and kept in step with the Secret.
+cellar_sql_replication_account() {
+  local user password
+  user=$(cellar_mysql_quote "$1")
+  password=$(cellar_mysql_quote "$2")
+  cat <<EOF
+SET SESSION sql_log_bin = 0;
+CREATE USER IF NOT EXISTS ${user}@'%' IDENTIFIED BY ${password};
+ALTER USER ${user}@'%' IDENTIFIED BY ${password};
+GRANT REPLICATION SLAVE ON *.* TO ${user}@'%';
+EOF
+}
+
+cellar_sql_replica_status() { printf '%s\n' 'SHOW REPLICA STATUS\G'; }
+
+cellar_sql_stop_replica() { printf '%s\n' 'STOP REPLICA;'; }
+
+cellar_sql_start_replica() { printf '%s\n' 'START REPLICA;'; }
+
+# cellar_sql_reset_for_seed VERSION_NUMBER: forgets any replication setup and this server's own
+# GTIDs, before a fresh seed. RESET MASTER was renamed RESET BINARY LOGS AND GTIDS in 8.2 and
+# removed in 8.4.
+cellar_sql_reset_for_seed() {
+  local reset='RESET MASTER;'
+  if [ "${1:?version number}" -ge 80200 ]; then
+    reset='RESET BINARY LOGS AND GTIDS;'
+  fi
+  cat <<EOF
+RESET REPLICA ALL;
+${reset}
+EOF
+}
+
+# cellar_sql_change_source HOST PORT USER PASSWORD: GTID auto-positioned replication from the
+# primary; the RSA key exchange lets caching_sha2_password work without TLS.
+cellar_sql_change_source() {
+  local host port=$2 user password
+  host=$(cellar_mysql_quote "$1")
+  user=$(cellar_mysql_quote "$3")
+  password=$(cellar_mysql_quote "$4")
+  case "$port" in '' | *[!0-9]*) cellar_die "port '$port' is not a number" ;; esac
+  cat <<EOF
+CHANGE REPLICATION SOURCE TO SOURCE_HOST=${host}, SOURCE_PORT=${port}, SOURCE_USER=${user}, SOURCE_PASSWORD=${password}, SOURCE_AUTO_POSITION=1, GET_SOURCE_PUBLIC_KEY=1, SOURCE_CONNECT_RETRY=10;
+EOF
+}
+
+# The SQL that sets the GTID position when the primary has no database to dump.
+cellar_sql_position_from() { printf "SET GLOBAL gtid_purged = %s;\n" "$(cellar_mysql_quote "$1")"; }
+
+cellar_sql_primary_position() { printf '%s\n' 'SELECT @@GLOBAL.gtid_executed;'; }
+
+# Accounts that each server keeps for itself: root (same password everywhere, from the Secret)
+# and the system's own.
+CELLAR_LOCAL_ACCOUNTS_SQL="user NOT IN ('root', 'mysql.sys', 'mysql.session', 'mysql.infoschema') AND user <> ''"
+
+# The primary's accounts, as SQL that creates the missing ones on this server and grants what the
+# primary grants: SHOW CREATE USER (hashes as hex, so binary hashes survive) and SHOW GRANTS.
+# Accounts that exist here keep their password.
+cellar_dump_accounts() {
+  local accounts account grants=()
+  accounts=$(cellar_primary_client_cmd "$CELLAR_CLIENT" --batch --skip-column-names \
+    -e "SELECT CONCAT(QUOTE(user), '@', QUOTE(host)) FROM mysql.user WHERE ${CELLAR_LOCAL_ACCOUNTS_SQL} ORDER BY user, host")
+  while IFS= read -r account; do
+    [ -n "$account" ] || continue
+    cellar_primary_client_cmd "$CELLAR_CLIENT" --batch --skip-column-names --raw \
+      -e "SET SESSION print_identified_with_as_hex = ON; SHOW CREATE USER ${account};" \
+      | sed -E 's/^CREATE USER /CREATE USER IF NOT EXISTS /; s/$/;/'
+    grants+=("$account")
+  done <<<"$accounts"
+  # Grants after every account exists: roles are accounts too.
+  for account in "${grants[@]}"; do
+    cellar_primary_client_cmd "$CELLAR_CLIENT" --batch --skip-column-names --raw \
+      -e "SHOW GRANTS FOR ${account};" | sed -E 's/$/;/'
+  done
+}
+
+# A consistent dump of DATABASES... from the primary. It carries SET @@GLOBAL.GTID_PURGED with the
+# primary's GTIDs at the dump, so auto-positioned replication resumes exactly after it.
+cellar_dump_databases() {
+  cellar_primary_client_cmd "$CELLAR_DUMP" --single-transaction --set-gtid-purged=ON \
+    --routines --events --triggers --add-drop-database --databases "$@"
+}

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Container entrypoint of PostgreSQL pods: bash /etc/cellar/entrypoint.sh [postgres options]
+#
+# The image's own entrypoint (docker-entrypoint.sh) still initialises an empty PGDATA and runs the
+# server. Around it, for replication:
+#   - pod 0, the primary: when its replication setup is missing or stale (first start, a changed
+#     account), the server runs once on its Unix socket only, primary-setup.sh creates the role
+#     and the pg_hba.conf line, and the server stops again.
+#   - other pods, standbys: replica-bootstrap.sh clones an empty PGDATA from the primary with
+#     pg_basebackup (or checks an existing standby).
+# Then the server runs for real, in the foreground (exec). A fingerprint of the primary's setup in
+# PGDATA (cellar-primary.done) skips the extra start on restarts.
+#
+# Environment: lib.sh's and pg-lib.sh's, plus
+#   CELLAR_IMAGE_ENTRYPOINT the image's entrypoint (default docker-entrypoint.sh, on PATH)
+#   CELLAR_SOCKET_DIR       the server's Unix socket directory (default /var/run/postgresql)
+set -euo pipefail
+here=$(dirname "${BASH_SOURCE[0]}")
+# shellcheck source=../lib.sh
+. "$here/lib.sh"
+# shellcheck source=pg-lib.sh
+. "$here/pg-lib.sh"
+
+image_entrypoint=${CELLAR_IMAGE_ENTRYPOINT:-docker-entrypoint.sh}
+start_seconds=${CELLAR_START_SECONDS:-900}
+ordinal=$(cellar_ordinal)
+data=$(cellar_pg_data_dir)
+
+# Ready: the image's entrypoint has exec'd postgres (its temporary init server has come and gone)
+# and the server accepts connections on the socket.
+own_server_ready() {
+  [ "$(cat "/proc/$CELLAR_CHILD/comm" 2>/dev/null)" = postgres ] \
+    && pg_isready -q -h "$CELLAR_LOCAL_HOST" -p "$(cellar_pg_port)"
+}
+
+setup_primary() {
+  local deadline=$((SECONDS + start_seconds)) status
+  cellar_note "starting postgres on its socket only for primary-setup.sh"
+  cellar_start_child "$image_entrypoint" postgres "$@" -c listen_addresses=
+  export CELLAR_LOCAL_HOST=${CELLAR_SOCKET_DIR:-/var/run/postgresql}
+  until own_server_ready; do
+    if ! cellar_child_alive; then
+      wait "$CELLAR_CHILD" && status=0 || status=$?
+      cellar_die "postgres exited with status $status before primary-setup.sh could run; see its messages above"
+    fi
+    [ "$SECONDS" -lt "$deadline" ] || cellar_die "postgres did not accept connections on" \
+      "$CELLAR_LOCAL_HOST within $start_seconds s (CELLAR_START_SECONDS); check its messages above"
+    sleep 1
+  done
+  if ! bash "$here/primary-setup.sh"; then
+    kill -INT "$CELLAR_CHILD"
+    cellar_wait_pid_exit "$CELLAR_CHILD" 300 postgres
+    cellar_die "primary-setup.sh failed (see above); the pod restarts and tries again"
+  fi
+  kill -INT "$CELLAR_CHILD" # fast shutdown
+  cellar_wait_pid_exit "$CELLAR_CHILD" 300 postgres
+  cellar_clear_traps
+  unset CELLAR_LOCAL_HOST
+}
+
+if [ "$ordinal" -eq 0 ]; then
+  if cellar_has_replication_account; then
+    fingerprint=$(cellar_fingerprint primary "$CELLAR_REPLICATION_USER" "$CELLAR_REPLICATION_PASSWORD")
+    if ! cellar_marker_matches "$data/cellar-primary.done" "$fingerprint"; then
+      setup_primary "$@"
+      printf '%s\n' "$fingerprint" >"$data/cellar-primary.done"
+    fi
+  else
+    bash "$here/primary-setup.sh" # only warns
+  fi
+else
+  bash "$here/replica-bootstrap.sh"
+fi
+
+cellar_note "starting postgres as $([ "$ordinal" -eq 0 ] && echo primary || echo standby)"
+exec "$image_entrypoint" postgres "$@"

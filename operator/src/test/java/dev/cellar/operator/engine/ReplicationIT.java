@@ -1,0 +1,663 @@
+package dev.cellar.operator.engine;
+
+import static dev.cellar.operator.engine.Scripts.run;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+import static org.awaitility.Awaitility.await;
+
+import dev.cellar.api.v1.Engine;
+import dev.cellar.operator.engine.Scripts.Result;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Replication proven with real servers from Debian's packages, outside containers: the project's
+ * own scripts (exactly the ConfigMap's files) set up the primary and bootstrap replicas on
+ * loopback, with free ports and temporary data directories. Rows written on the primary must show
+ * up on the replicas, and the replicas must refuse writes.
+ */
+class ReplicationIT {
+  private static final Duration CATCH_UP = Duration.ofSeconds(30);
+  private static final Duration COMMAND = Duration.ofMinutes(3);
+  private static final String REPLICATION_USER = "replicator";
+  // Quotes, a backslash and a space: the scripts must quote it for SQL, conninfo and option files.
+  private static final String REPLICATION_PASSWORD = "r'e\"p l\\1";
+  private static final String ROOT_PASSWORD = "root-pw'1";
+  private static final String APP_PASSWORD = "app-pw";
+
+  private static Path pgBin;
+
+  private Path work;
+  private final List<Runnable> cleanups = new ArrayList<>();
+
+  @BeforeAll
+  static void requireServers() {
+    List<String> missing = new ArrayList<>();
+    pgBin = postgresBin();
+    if (pgBin == null) {
+      missing.add("postgresql (initdb, pg_ctl, pg_basebackup under /usr/lib/postgresql/*/bin)");
+    }
+    for (String binary :
+        List.of(
+            "/usr/sbin/mariadbd",
+            "/usr/bin/mariadb",
+            "/usr/bin/mariadb-dump",
+            "/usr/bin/mariadb-admin",
+            "/usr/bin/mariadb-install-db",
+            "/usr/bin/setpriv",
+            "/usr/bin/shellcheck")) {
+      if (!Files.isExecutable(Path.of(binary))) {
+        missing.add(binary);
+      }
+    }
+    if (!missing.isEmpty()) {
+      fail(
+          "ReplicationIT needs real database servers from Debian's packages; missing: "
+              + missing
+              + ". Run .ci/run (it installs postgresql, mariadb-server, mariadb-client and"
+              + " shellcheck), or apt-get install them.");
+    }
+    if (!"0".equals(run(List.of("id", "-u"), Map.of(), COMMAND).trimmed())) {
+      fail("ReplicationIT runs the servers as the postgres and mysql OS users: run it as root");
+    }
+  }
+
+  private static Path postgresBin() {
+    try (Stream<Path> versions = Files.list(Path.of("/usr/lib/postgresql"))) {
+      return versions
+          .map(v -> v.resolve("bin"))
+          .filter(bin -> Files.isExecutable(bin.resolve("pg_basebackup")))
+          .max(Comparator.comparingInt(bin -> Integer.parseInt(bin.getParent().getFileName() + "")))
+          .orElse(null);
+    } catch (IOException | NumberFormatException e) {
+      return null;
+    }
+  }
+
+  @BeforeEach
+  void workDir() throws IOException {
+    work = Files.createTempDirectory("cellar-replication-");
+    work.toFile().setReadable(true, false);
+    work.toFile().setExecutable(true, false);
+  }
+
+  @AfterEach
+  void cleanUp() {
+    for (int i = cleanups.size() - 1; i >= 0; i--) {
+      try {
+        cleanups.get(i).run();
+      } catch (RuntimeException e) {
+        System.err.println("cleanup: " + e);
+      }
+    }
+    run(List.of("rm", "-rf", work.toString()), Map.of(), COMMAND);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // PostgreSQL
+
+  @Test
+  void postgresStandbyStreamsFromThePrimary() throws IOException {
+    Path scripts = Scripts.materialize(Engine.POSTGRESQL, "15", work.resolve("etc-cellar"));
+    int primaryPort = freePort();
+    int standbyPort = freePort();
+    Path primaryData = work.resolve("primary/pgdata");
+    Path standbyData = work.resolve("standby/pgdata");
+    mkdirsOwnedBy(
+        "postgres", work.resolve("primary"), work.resolve("standby"), work.resolve("run"));
+    Path pwfile = work.resolve("run/pw");
+    Files.writeString(pwfile, "cellar-pw\n");
+    chown("postgres", pwfile);
+
+    // What the image does on first start: initdb with the superuser's password.
+    asPostgres(
+            pgEnv(primaryPort),
+            pgBin.resolve("initdb").toString(),
+            "-D",
+            primaryData.toString(),
+            "--username=cellar",
+            "--pwfile=" + pwfile,
+            "--auth-local=trust",
+            "--auth-host=scram-sha-256")
+        .orFail("initdb");
+    startPostgres(primaryData, primaryPort);
+
+    Map<String, String> primaryEnv = pgEnv(primaryPort);
+    primaryEnv.put("CELLAR_ORDINAL", "0");
+    primaryEnv.put("CELLAR_LOCAL_HOST", "127.0.0.1");
+    asPostgres(primaryEnv, "bash", scripts.resolve("primary-setup.sh").toString())
+        .orFail("primary-setup.sh");
+    // Idempotent: a second run changes nothing and succeeds.
+    Result again = asPostgres(primaryEnv, "bash", scripts.resolve("primary-setup.sh").toString());
+    assertThat(again.orFail("primary-setup.sh again").output()).doesNotContain("added to");
+    assertThat(Files.readString(primaryData.resolve("pg_hba.conf")))
+        .containsOnlyOnce("host replication \"replicator\" all scram-sha-256");
+
+    psql(primaryPort, "CREATE TABLE orders (id int PRIMARY KEY, item text)");
+    psql(
+        primaryPort,
+        "INSERT INTO orders SELECT g, 'before clone ' || g FROM generate_series(1, 100) g");
+
+    // A wrong password fails within the deadline with a message that says what to check.
+    Map<String, String> wrong = standbyEnv(primaryPort, standbyPort, standbyData);
+    wrong.put("CELLAR_REPLICATION_PASSWORD", "wrong");
+    wrong.put("CELLAR_WAIT_SECONDS", "3");
+    Result refused = asPostgres(wrong, "bash", scripts.resolve("replica-bootstrap.sh").toString());
+    assertThat(refused.exit()).isEqualTo(1);
+    assertThat(refused.output())
+        .contains("a base backup from 127.0.0.1:" + primaryPort + " as 'replicator'")
+        .contains("not reached within 3 s")
+        .contains("password authentication failed")
+        .contains("Check that the primary has the role");
+    assertThat(standbyData).doesNotExist();
+
+    long cloneStart = System.nanoTime();
+    Result bootstrap =
+        asPostgres(
+                standbyEnv(primaryPort, standbyPort, standbyData),
+                "bash",
+                scripts.resolve("replica-bootstrap.sh").toString())
+            .orFail("replica-bootstrap.sh");
+    System.out.printf(
+        "postgres: standby cloned in %d ms%n%s",
+        (System.nanoTime() - cloneStart) / 1_000_000, bootstrap.output());
+    assertThat(standbyData.resolve("standby.signal")).exists();
+    startPostgres(standbyData, standbyPort);
+
+    assertThat(psqlValue(standbyPort, "SELECT pg_is_in_recovery()")).isEqualTo("t");
+    assertThat(psqlValue(standbyPort, "SELECT count(*) FROM orders")).isEqualTo("100");
+
+    long writeTime = System.nanoTime();
+    psql(
+        primaryPort,
+        "INSERT INTO orders SELECT g, 'after clone ' || g FROM generate_series(101, 250) g");
+    await()
+        .atMost(CATCH_UP)
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> psqlValue(standbyPort, "SELECT count(*) FROM orders").equals("250"));
+    System.out.printf(
+        "postgres: standby caught up with 150 new rows in %d ms%n",
+        (System.nanoTime() - writeTime) / 1_000_000);
+    assertThat(
+            psqlValue(
+                primaryPort, "SELECT application_name || ' ' || state FROM pg_stat_replication"))
+        .isEqualTo("orders-1 streaming");
+
+    Result write = psqlResult(standbyPort, "INSERT INTO orders VALUES (999, 'on the standby')");
+    assertThat(write.exit()).isNotZero();
+    assertThat(write.output()).contains("cannot execute INSERT in a read-only transaction");
+
+    // A restart keeps the standby: the script rewrites primary_conninfo and leaves the data alone.
+    stopPostgres(standbyData);
+    asPostgres(
+            standbyEnv(primaryPort, standbyPort, standbyData),
+            "bash",
+            scripts.resolve("replica-bootstrap.sh").toString())
+        .orFail("replica-bootstrap.sh on an existing standby");
+    assertThat(Files.readString(standbyData.resolve("postgresql.auto.conf")))
+        .containsOnlyOnce("primary_conninfo");
+    startPostgres(standbyData, standbyPort);
+    psql(primaryPort, "INSERT INTO orders VALUES (251, 'after restart')");
+    await()
+        .atMost(CATCH_UP)
+        .until(() -> psqlValue(standbyPort, "SELECT count(*) FROM orders").equals("251"));
+  }
+
+  private Map<String, String> pgEnv(int port) {
+    Map<String, String> env = new HashMap<>(Scripts.cleanEnv());
+    env.put("PATH", pgBin + ":" + System.getenv("PATH"));
+    env.put("HOME", work.toString());
+    env.put("CELLAR_PORT", String.valueOf(port));
+    env.put("POSTGRES_USER", "cellar");
+    env.put("POSTGRES_PASSWORD", "cellar-pw");
+    env.put("CELLAR_REPLICATION_USER", REPLICATION_USER);
+    env.put("CELLAR_REPLICATION_PASSWORD", REPLICATION_PASSWORD);
+    return env;
+  }
+
+  private Map<String, String> standbyEnv(int primaryPort, int standbyPort, Path data) {
+    Map<String, String> env = pgEnv(standbyPort);
+    env.put("POD_NAME", "orders-1");
+    env.put("CELLAR_PRIMARY_HOST", "127.0.0.1");
+    env.put("CELLAR_PRIMARY_PORT", String.valueOf(primaryPort));
+    env.put("PGDATA", data.toString());
+    env.put("CELLAR_WAIT_SECONDS", "60");
+    return env;
+  }
+
+  private void startPostgres(Path data, int port) {
+    // The profile's server settings, as the pod passes them; loopback and a private socket here.
+    List<String> options =
+        new ArrayList<>(new PostgresProfile().args(Scripts.db(Engine.POSTGRESQL, "15")));
+    options.addAll(
+        List.of(
+            "-c",
+            "listen_addresses=127.0.0.1",
+            "-c",
+            "unix_socket_directories=" + work.resolve("run"),
+            "-p",
+            String.valueOf(port)));
+    StringBuilder quoted = new StringBuilder();
+    options.forEach(o -> quoted.append('\'').append(o).append("' "));
+    Path log = data.getParent().resolve("server.log");
+    Result started =
+        asPostgres(
+            pgEnv(port),
+            pgBin.resolve("pg_ctl").toString(),
+            "-D",
+            data.toString(),
+            "-l",
+            log.toString(),
+            "-o",
+            quoted.toString(),
+            "-w",
+            "-t",
+            "60",
+            "start");
+    if (started.exit() != 0) {
+      fail("pg_ctl start " + data + " failed:\n" + started.output() + "\n" + readLog(log));
+    }
+    cleanups.add(() -> stopPostgres(data));
+  }
+
+  private void stopPostgres(Path data) {
+    if (Files.exists(data.resolve("postmaster.pid"))) {
+      asPostgres(
+          pgEnv(0),
+          pgBin.resolve("pg_ctl").toString(),
+          "-D",
+          data.toString(),
+          "-m",
+          "fast",
+          "-w",
+          "stop");
+    }
+  }
+
+  private Result psqlResult(int port, String sql) {
+    Map<String, String> env = new HashMap<>(Scripts.cleanEnv());
+    env.put("PGPASSWORD", "cellar-pw");
+    return run(
+        List.of(
+            pgBin.resolve("psql").toString(),
+            "-X",
+            "-At",
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            String.valueOf(port),
+            "-U",
+            "cellar",
+            "-d",
+            "postgres",
+            "-c",
+            sql),
+        env,
+        COMMAND);
+  }
+
+  private void psql(int port, String sql) {
+    psqlResult(port, sql).orFail("psql " + sql);
+  }
+
+  private String psqlValue(int port, String sql) {
+    return psqlResult(port, sql).orFail("psql " + sql).trimmed();
+  }
+
+  private Result asPostgres(Map<String, String> env, String... command) {
+    List<String> full =
+        Scripts.list("setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", "--");
+    full.addAll(List.of(command));
+    return run(full, env, COMMAND);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // MariaDB
+
+  @Test
+  void mariadbReplicasFollowThePrimaryWithGtid() throws IOException {
+    Path scripts = Scripts.materialize(Engine.MARIADB, "10.11", work.resolve("etc-cellar"));
+    Mariadb primary = startMariadb(scripts, 0);
+    Map<String, String> primaryEnv = primary.env();
+    run(List.of("bash", scripts.resolve("primary-setup.sh").toString()), primaryEnv, COMMAND)
+        .orFail("primary-setup.sh");
+    run(List.of("bash", scripts.resolve("primary-setup.sh").toString()), primaryEnv, COMMAND)
+        .orFail("primary-setup.sh again");
+    assertThat(primary.sql("SHOW GRANTS FOR 'replicator'@'%'")).contains("REPLICATION SLAVE");
+
+    primary.app("CREATE TABLE orders (id int PRIMARY KEY, item varchar(100))");
+    primary.app("INSERT INTO orders VALUES (1, 'first'), (2, 'second')");
+
+    // Replica 1 joins a young primary.
+    Mariadb replica1 = startMariadb(scripts, 1);
+    String healthcheck1 =
+        replica1.sql("SELECT authentication_string FROM mysql.user WHERE user = 'healthcheck'");
+    long seedStart = System.nanoTime();
+    Result bootstrap =
+        run(
+                List.of("bash", scripts.resolve("replica-bootstrap.sh").toString()),
+                replica1.replicaEnv(primary),
+                COMMAND)
+            .orFail("replica-bootstrap.sh");
+    System.out.printf(
+        "mariadb: replica 1 seeded and replicating in %d ms%n%s",
+        (System.nanoTime() - seedStart) / 1_000_000, bootstrap.output());
+    assertThat(replica1.app("SELECT count(*) FROM orders")).isEqualTo("2");
+
+    long writeTime = System.nanoTime();
+    primary.app("INSERT INTO orders VALUES (3, 'third')");
+    await()
+        .atMost(CATCH_UP)
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> replica1.app("SELECT count(*) FROM orders").equals("3"));
+    System.out.printf(
+        "mariadb: replica 1 caught up in %d ms%n", (System.nanoTime() - writeTime) / 1_000_000);
+
+    assertThat(replica1.status())
+        .contains("Slave_IO_Running: Yes", "Slave_SQL_Running: Yes", "Using_Gtid: Slave_Pos");
+    assertThat(replica1.sql("SELECT @@read_only, @@server_id")).isEqualTo("1\t2");
+    Result write = replica1.appResult("INSERT INTO orders VALUES (99, 'on the replica')");
+    assertThat(write.exit()).isNotZero();
+    assertThat(write.output()).contains("read-only");
+    // The replica's own healthcheck account kept its password (the image's probe reads it).
+    assertThat(
+            replica1.sql("SELECT authentication_string FROM mysql.user WHERE user = 'healthcheck'"))
+        .isEqualTo(healthcheck1);
+
+    // Replica 2 joins a populated primary whose old binary logs are purged: it is seeded from a
+    // dump (accounts included) and replicates from the dump's GTID position.
+    primary.sql(
+        "CREATE USER 'reporter'@'%' IDENTIFIED BY 'rep'; GRANT SELECT ON app.* TO 'reporter'@'%'");
+    primary.app("INSERT INTO orders SELECT seq, CONCAT('bulk ', seq) FROM seq_100_to_5000");
+    primary.sql("FLUSH BINARY LOGS");
+    // A log that a connected replica still reads is kept: purge once replica 1 has moved on.
+    await()
+        .atMost(CATCH_UP)
+        .until(
+            () -> {
+              primary.sql("PURGE BINARY LOGS TO 'binlog.000002'");
+              return !primary.sql("SHOW BINARY LOGS").contains("binlog.000001");
+            });
+    Mariadb replica2 = startMariadb(scripts, 2);
+    run(
+            List.of("bash", scripts.resolve("replica-bootstrap.sh").toString()),
+            replica2.replicaEnv(primary),
+            COMMAND)
+        .orFail("replica-bootstrap.sh for a populated primary");
+    primary.app("INSERT INTO orders VALUES (6000, 'after the seed')");
+    for (Mariadb replica : List.of(replica1, replica2)) {
+      await()
+          .atMost(CATCH_UP)
+          .until(() -> replica.app("SELECT count(*) FROM orders").equals("4905"));
+    }
+    assertThat(replica2.sql("SHOW GRANTS FOR 'reporter'@'%'")).contains("GRANT SELECT ON `app`.*");
+
+    // Bootstrap again (a restart with a changed primary address or account): no new seed.
+    Result rerun =
+        run(
+                List.of("bash", scripts.resolve("replica-bootstrap.sh").toString()),
+                replica2.replicaEnv(primary),
+                COMMAND)
+            .orFail("replica-bootstrap.sh again");
+    assertThat(rerun.output()).doesNotContain("seeding").contains("replicating from");
+    primary.app("INSERT INTO orders VALUES (6001, 'after the re-run')");
+    await()
+        .atMost(CATCH_UP)
+        .until(() -> replica2.app("SELECT count(*) FROM orders").equals("4906"));
+  }
+
+  /** One mariadbd on loopback, initialised as the official image does. */
+  private final class Mariadb {
+    final int ordinal;
+    final int port;
+    final Path dir;
+
+    Mariadb(int ordinal, int port, Path dir) {
+      this.ordinal = ordinal;
+      this.port = port;
+      this.dir = dir;
+    }
+
+    Path socket() {
+      return dir.resolve("mysqld.sock");
+    }
+
+    Map<String, String> env() {
+      Map<String, String> env = new HashMap<>(Scripts.cleanEnv());
+      env.put("HOME", work.toString());
+      env.put("CELLAR_ORDINAL", String.valueOf(ordinal));
+      env.put("CELLAR_PORT", String.valueOf(port));
+      env.put("CELLAR_LOCAL_HOST", "127.0.0.1");
+      env.put("MARIADB_ROOT_PASSWORD", ROOT_PASSWORD);
+      env.put("CELLAR_REPLICATION_USER", REPLICATION_USER);
+      env.put("CELLAR_REPLICATION_PASSWORD", REPLICATION_PASSWORD);
+      return env;
+    }
+
+    Map<String, String> replicaEnv(Mariadb primary) {
+      Map<String, String> env = env();
+      env.put("CELLAR_PRIMARY_HOST", "127.0.0.1");
+      env.put("CELLAR_PRIMARY_PORT", String.valueOf(primary.port));
+      env.put("CELLAR_WAIT_SECONDS", "60");
+      return env;
+    }
+
+    /** As root over the socket. */
+    String sql(String sql) {
+      return sqlResult(sql).orFail("mariadb " + sql).trimmed();
+    }
+
+    Result sqlResult(String sql) {
+      Map<String, String> env = new HashMap<>(Scripts.cleanEnv());
+      env.put("MYSQL_PWD", ROOT_PASSWORD);
+      return run(
+          List.of(
+              "mariadb",
+              "-uroot",
+              "--socket=" + socket(),
+              "--batch",
+              "--skip-column-names",
+              "-e",
+              sql),
+          env,
+          COMMAND);
+    }
+
+    String status() {
+      Map<String, String> env = new HashMap<>(Scripts.cleanEnv());
+      env.put("MYSQL_PWD", ROOT_PASSWORD);
+      return run(
+              List.of("mariadb", "-uroot", "--socket=" + socket(), "-e", "SHOW SLAVE STATUS\\G"),
+              env,
+              COMMAND)
+          .orFail("SHOW SLAVE STATUS")
+          .output();
+    }
+
+    /** As the application's user over TCP, in the app database. */
+    String app(String sql) {
+      return appResult(sql).orFail("mariadb app " + sql).trimmed();
+    }
+
+    Result appResult(String sql) {
+      Map<String, String> env = new HashMap<>(Scripts.cleanEnv());
+      env.put("MYSQL_PWD", APP_PASSWORD);
+      return run(
+          List.of(
+              "mariadb",
+              "-uapp",
+              "--protocol=tcp",
+              "-h127.0.0.1",
+              "-P" + port,
+              "--batch",
+              "--skip-column-names",
+              "app",
+              "-e",
+              sql),
+          env,
+          COMMAND);
+    }
+  }
+
+  private Mariadb startMariadb(Path scripts, int ordinal) throws IOException {
+    Mariadb server = new Mariadb(ordinal, freePort(), work.resolve("mariadb-" + ordinal));
+    Path data = server.dir.resolve("data");
+    mkdirsOwnedBy("mysql", server.dir);
+    // The profile's cellar.cnf, as the image includes it from /etc/mysql/conf.d.
+    Path cnf = server.dir.resolve("my.cnf");
+    Files.writeString(
+        cnf,
+        String.join(
+                "\n",
+                "[mysqld]",
+                "datadir = " + data,
+                "socket = " + server.socket(),
+                "port = " + server.port,
+                "bind-address = 127.0.0.1",
+                "pid-file = " + server.dir.resolve("mysqld.pid"),
+                "log-error = " + server.dir.resolve("error.log"),
+                "innodb_buffer_pool_size = 32M",
+                "!include " + scripts.resolve("cellar.cnf"))
+            + "\n");
+    run(
+            List.of(
+                "mariadb-install-db",
+                "--defaults-file=" + cnf,
+                "--user=mysql",
+                "--auth-root-authentication-method=normal",
+                "--skip-test-db"),
+            Map.of(),
+            COMMAND)
+        .orFail("mariadb-install-db");
+    List<String> command =
+        Scripts.list("/usr/sbin/mariadbd", "--defaults-file=" + cnf, "--user=mysql");
+    // server_id and, on replicas, read_only: as the entrypoint passes them.
+    Map<String, String> env = server.env();
+    command.addAll(
+        run(List.of("bash", scripts.resolve("server-args.sh").toString()), env, COMMAND)
+            .orFail("server-args.sh")
+            .trimmed()
+            .lines()
+            .toList());
+    Process process =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(server.dir.resolve("stdout.log").toFile())
+            .start();
+    cleanups.add(
+        () -> {
+          process.destroy();
+          try {
+            process.waitFor();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        });
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .failFast(
+            "mariadbd exited; see " + server.dir.resolve("error.log"), () -> !process.isAlive())
+        .until(
+            () ->
+                run(
+                            List.of(
+                                "mariadb",
+                                "-uroot",
+                                "--socket=" + server.socket(),
+                                "-e",
+                                "SELECT 1"),
+                            Scripts.cleanEnv(),
+                            COMMAND)
+                        .exit()
+                    == 0);
+    // What the image's entrypoint does on first start (its securing of system accounts unlogged).
+    String escapedRoot = ROOT_PASSWORD.replace("'", "\\'");
+    String healthcheck = "hc-" + ordinal + "-" + System.nanoTime();
+    run(
+            List.of("mariadb", "-uroot", "--socket=" + server.socket()),
+            Scripts.cleanEnv(),
+            COMMAND,
+            String.join(
+                "\n",
+                "SET @@SESSION.SQL_LOG_BIN=0;",
+                "DROP USER IF EXISTS root@'127.0.0.1', root@'::1';",
+                "EXECUTE IMMEDIATE CONCAT('DROP USER IF EXISTS root@\\'', @@hostname,'\\'');",
+                "DROP USER IF EXISTS 'mysql'@'localhost';",
+                "ALTER USER root@localhost IDENTIFIED BY '" + escapedRoot + "';",
+                "CREATE USER root@'%' IDENTIFIED BY '" + escapedRoot + "';",
+                "GRANT ALL ON *.* TO root@'%' WITH GRANT OPTION;",
+                "CREATE USER healthcheck@'localhost' IDENTIFIED BY '" + healthcheck + "';",
+                "SET @@SESSION.SQL_LOG_BIN=1;",
+                "CREATE DATABASE IF NOT EXISTS app;",
+                "CREATE USER 'app'@'%' IDENTIFIED BY '" + APP_PASSWORD + "';",
+                "GRANT ALL ON app.* TO 'app'@'%';"))
+        .orFail("image-like initialisation of mariadb " + ordinal);
+    return server;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  @Test
+  void everyScriptIsShellcheckClean() {
+    // The resource tree, where the scripts' shellcheck source= directives resolve.
+    Path root = Path.of("src/main/resources/dev/cellar/operator/engine").toAbsolutePath();
+    for (String dir : List.of(".", "postgresql", "mysql-family", "mysql", "mariadb")) {
+      assertThat(root.resolve(dir)).isDirectory();
+      Result result =
+          run(
+              List.of(
+                  "bash",
+                  "-c",
+                  "cd '" + root.resolve(dir) + "' && shellcheck -x -P SCRIPTDIR *.sh"),
+              Map.of(),
+              COMMAND);
+      assertThat(result.exit()).as("shellcheck in " + dir + ":\n" + result.output()).isZero();
+    }
+  }
+
+  private static String readLog(Path log) {
+    try {
+      return Files.readString(log);
+    } catch (IOException e) {
+      return "(no log: " + e + ")";
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+
+  private static void chown(String user, Path path) {
+    run(List.of("chown", "-R", user + ":" + user, path.toString()), Map.of(), COMMAND)
+        .orFail("chown " + path);
+  }
+
+  private static void mkdirsOwnedBy(String user, Path... dirs) {
+    for (Path dir : dirs) {
+      try {
+        Files.createDirectories(dir);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      chown(user, dir);
+    }
+  }
+}
