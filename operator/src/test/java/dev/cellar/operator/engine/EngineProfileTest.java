@@ -7,6 +7,7 @@ import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.Engine;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class EngineProfileTest {
@@ -39,6 +40,31 @@ class EngineProfileTest {
   }
 
   @Test
+  void postgresRunsTheReplicationEntrypoint() {
+    EngineProfile p = EngineProfiles.of(Engine.POSTGRESQL);
+    assertThat(p.command()).containsExactly("bash", "/etc/cellar/entrypoint.sh");
+    Map<String, String> files = p.configFiles(db(Engine.POSTGRESQL, "16"));
+    assertThat(files)
+        .containsOnlyKeys(
+            "postgresql.cellar.conf",
+            "lib.sh",
+            "pg-lib.sh",
+            "entrypoint.sh",
+            "primary-setup.sh",
+            "replica-bootstrap.sh");
+    assertThat(files.get("entrypoint.sh"))
+        .startsWith("#!/usr/bin/env bash")
+        .contains("set -euo pipefail", "exec \"$image_entrypoint\" postgres \"$@\"");
+    assertThat(files.get("replica-bootstrap.sh"))
+        .contains("pg_basebackup", "--write-recovery-conf", "--wal-method=stream");
+    assertThat(files.get("primary-setup.sh"))
+        .contains("WITH REPLICATION LOGIN PASSWORD", "host replication", "scram-sha-256");
+    // The settings replication needs, passed as -c flags after the entrypoint.
+    assertThat(p.args(db(Engine.POSTGRESQL, "16")))
+        .contains("wal_level=replica", "max_wal_senders=10", "hot_standby=on");
+  }
+
+  @Test
   void postgres18MovedItsDataDirectory() {
     PostgresProfile p = new PostgresProfile();
     assertThat(p.dataMountPath(EngineVersion.parse("17"))).isEqualTo("/var/lib/postgresql/data");
@@ -64,6 +90,70 @@ class EngineProfileTest {
         .contains("--all-databases --single-transaction");
     assertThat(p.configFiles(db(Engine.MYSQL, "8.4")).get("cellar.cnf")).contains("gtid_mode = ON");
     assertThat(p.engineIncludes()).containsEntry("cellar.cnf", "/etc/mysql/conf.d/cellar.cnf");
+  }
+
+  static final List<String> MYSQL_FAMILY_FILES =
+      List.of(
+          "cellar.cnf",
+          "lib.sh",
+          "dialect.sh",
+          "mysql-lib.sh",
+          "entrypoint.sh",
+          "server-args.sh",
+          "primary-setup.sh",
+          "replica-bootstrap.sh");
+
+  @Test
+  void mysqlConfigurationForGtidReplication() {
+    EngineProfile p = EngineProfiles.of(Engine.MYSQL);
+    Map<String, String> files = p.configFiles(db(Engine.MYSQL, "8.4"));
+    assertThat(files).containsOnlyKeys(MYSQL_FAMILY_FILES);
+    assertThat(files.get("cellar.cnf").lines().toList())
+        .startsWith(
+            "# Written by Cellar; the image includes every file of this directory.", "[mysqld]")
+        .contains(
+            "skip-name-resolve",
+            "relay_log = relay-bin",
+            "gtid_mode = ON",
+            "enforce_gtid_consistency = ON",
+            "log_bin = binlog",
+            "binlog_format = ROW")
+        // server_id and read_only depend on the pod: options from server-args.sh, not the file.
+        .noneMatch(line -> line.startsWith("server") || line.contains("read_only"));
+    assertThat(files.get("dialect.sh"))
+        .contains(
+            "CELLAR_SERVER=mysqld",
+            "CHANGE REPLICATION SOURCE TO",
+            "SOURCE_AUTO_POSITION=1",
+            "GET_SOURCE_PUBLIC_KEY=1",
+            "--super-read-only",
+            "--set-gtid-purged=ON")
+        .doesNotContain("MASTER_USE_GTID");
+    assertThat(p.command()).containsExactly("bash", "/etc/cellar/entrypoint.sh");
+    assertThat(p.args(db(Engine.MYSQL, "8.4"))).isEmpty();
+    assertThat(files.get("entrypoint.sh"))
+        .contains("exec \"$image_entrypoint\" \"$CELLAR_SERVER\"", "--skip-networking");
+  }
+
+  @Test
+  void mariadbConfigurationForGtidReplication() {
+    EngineProfile p = EngineProfiles.of(Engine.MARIADB);
+    Map<String, String> files = p.configFiles(db(Engine.MARIADB, "11.4"));
+    assertThat(files).containsOnlyKeys(MYSQL_FAMILY_FILES);
+    assertThat(files.get("cellar.cnf"))
+        .contains("log_bin = binlog", "binlog_format = ROW", "log_slave_updates = ON")
+        .doesNotContain("gtid_mode");
+    assertThat(files.get("dialect.sh"))
+        .contains("CELLAR_SERVER=mariadbd", "MASTER_USE_GTID=slave_pos", "--system=users")
+        .doesNotContain("SOURCE_AUTO_POSITION");
+    // The shared scripts are the same for both engines.
+    Map<String, String> mysql =
+        EngineProfiles.of(Engine.MYSQL).configFiles(db(Engine.MYSQL, "8.4"));
+    for (String shared :
+        List.of("lib.sh", "mysql-lib.sh", "entrypoint.sh", "replica-bootstrap.sh")) {
+      assertThat(files.get(shared)).isEqualTo(mysql.get(shared));
+    }
+    assertThat(p.command()).containsExactly("bash", "/etc/cellar/entrypoint.sh");
   }
 
   @Test

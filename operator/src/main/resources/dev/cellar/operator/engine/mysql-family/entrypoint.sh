@@ -32,7 +32,7 @@ ordinal=$(cellar_ordinal)
 # The socket the server listens on with these options (as the image finds it).
 server_socket() {
   "$CELLAR_SERVER" "${server_options[@]}" --verbose --help --log-bin-index="$(mktemp -u)" 2>/dev/null \
-    | awk '$1 == "socket" { print $2; exit }'
+    | awk '!found && $1 == "socket" { found = 1; print $2 }'
 }
 
 # Ready: the image's entrypoint has exec'd the server (its temporary init server has come and

@@ -70,5 +70,5 @@ cellar_configured_source_host() {
 # cellar_replica_status_field REGEX: a field of SHOW REPLICA/SLAVE STATUS (first channel).
 cellar_replica_status_field() {
   cellar_sql_replica_status | cellar_local_client_cmd "$CELLAR_CLIENT" --batch \
-    | awk -v field="^ *($1):" '$0 ~ field { sub(/^[^:]*: ?/, ""); print; exit }'
+    | awk -v field="^ *($1):" '!found && $0 ~ field { found = 1; sub(/^[^:]*: ?/, ""); print }'
 }
