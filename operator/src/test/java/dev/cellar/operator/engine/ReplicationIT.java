@@ -517,24 +517,8 @@ class ReplicationIT {
 
   private Mariadb startMariadb(Path scripts, int ordinal) throws IOException {
     Mariadb server = new Mariadb(ordinal, freePort(), work.resolve("mariadb-" + ordinal));
-    Path data = server.dir.resolve("data");
     mkdirsOwnedBy("mysql", server.dir);
-    // The profile's cellar.cnf, as the image includes it from /etc/mysql/conf.d.
-    Path cnf = server.dir.resolve("my.cnf");
-    Files.writeString(
-        cnf,
-        String.join(
-                "\n",
-                "[mysqld]",
-                "datadir = " + data,
-                "socket = " + server.socket(),
-                "port = " + server.port,
-                "bind-address = 127.0.0.1",
-                "pid-file = " + server.dir.resolve("mysqld.pid"),
-                "log-error = " + server.dir.resolve("error.log"),
-                "innodb_buffer_pool_size = 32M",
-                "!include " + scripts.resolve("cellar.cnf"))
-            + "\n");
+    Path cnf = writeMariadbCnf(server, scripts);
     run(
             List.of(
                 "mariadb-install-db",
@@ -586,29 +570,334 @@ class ReplicationIT {
                             COMMAND)
                         .exit()
                     == 0);
-    // What the image's entrypoint does on first start (its securing of system accounts unlogged).
-    String escapedRoot = ROOT_PASSWORD.replace("'", "\\'");
-    String healthcheck = "hc-" + ordinal + "-" + System.nanoTime();
     run(
             List.of("mariadb", "-uroot", "--socket=" + server.socket()),
             Scripts.cleanEnv(),
             COMMAND,
-            String.join(
-                "\n",
-                "SET @@SESSION.SQL_LOG_BIN=0;",
-                "DROP USER IF EXISTS root@'127.0.0.1', root@'::1';",
-                "EXECUTE IMMEDIATE CONCAT('DROP USER IF EXISTS root@\\'', @@hostname,'\\'');",
-                "DROP USER IF EXISTS 'mysql'@'localhost';",
-                "ALTER USER root@localhost IDENTIFIED BY '" + escapedRoot + "';",
-                "CREATE USER root@'%' IDENTIFIED BY '" + escapedRoot + "';",
-                "GRANT ALL ON *.* TO root@'%' WITH GRANT OPTION;",
-                "CREATE USER healthcheck@'localhost' IDENTIFIED BY '" + healthcheck + "';",
-                "SET @@SESSION.SQL_LOG_BIN=1;",
-                "CREATE DATABASE IF NOT EXISTS app;",
-                "CREATE USER 'app'@'%' IDENTIFIED BY '" + APP_PASSWORD + "';",
-                "GRANT ALL ON app.* TO 'app'@'%';"))
+            mariadbImageInitSql(ordinal))
         .orFail("image-like initialisation of mariadb " + ordinal);
     return server;
+  }
+
+  /** The server's options file: loopback, its own paths, and the profile's cellar.cnf. */
+  private static Path writeMariadbCnf(Mariadb server, Path scripts) throws IOException {
+    // The profile's cellar.cnf, as the image includes it from /etc/mysql/conf.d.
+    Path cnf = server.dir.resolve("my.cnf");
+    Files.writeString(
+        cnf,
+        String.join(
+                "\n",
+                "[mysqld]",
+                "datadir = " + server.dir.resolve("data"),
+                "socket = " + server.socket(),
+                "port = " + server.port,
+                "bind-address = 127.0.0.1",
+                "pid-file = " + server.dir.resolve("mysqld.pid"),
+                "log-error = " + server.dir.resolve("error.log"),
+                "innodb_buffer_pool_size = 32M",
+                "!include " + scripts.resolve("cellar.cnf"))
+            + "\n");
+    return cnf;
+  }
+
+  /**
+   * What the official image's entrypoint does on first start: secures the system accounts
+   * (unlogged), sets root's password, creates the healthcheck account (a random password per
+   * server) and the application's database and user.
+   */
+  private static String mariadbImageInitSql(int ordinal) {
+    String escapedRoot = ROOT_PASSWORD.replace("'", "\\'");
+    String healthcheck = "hc-" + ordinal + "-" + System.nanoTime();
+    return String.join(
+        "\n",
+        "SET @@SESSION.SQL_LOG_BIN=0;",
+        "DROP USER IF EXISTS root@'127.0.0.1', root@'::1';",
+        "EXECUTE IMMEDIATE CONCAT('DROP USER IF EXISTS root@\\'', @@hostname,'\\'');",
+        "DROP USER IF EXISTS 'mysql'@'localhost';",
+        "ALTER USER root@localhost IDENTIFIED BY '" + escapedRoot + "';",
+        "CREATE USER root@'%' IDENTIFIED BY '" + escapedRoot + "';",
+        "GRANT ALL ON *.* TO root@'%' WITH GRANT OPTION;",
+        "CREATE USER healthcheck@'localhost' IDENTIFIED BY '" + healthcheck + "';",
+        "SET @@SESSION.SQL_LOG_BIN=1;",
+        "CREATE DATABASE IF NOT EXISTS app;",
+        "CREATE USER 'app'@'%' IDENTIFIED BY '" + APP_PASSWORD + "';",
+        "GRANT ALL ON app.* TO 'app'@'%';");
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // entrypoint.sh, the in-container path, with a stand-in for the image's docker-entrypoint.sh
+  // that initialises an empty data directory with a temporary server (on the same socket, as the
+  // official images do) and then execs the server.
+
+  private static final String FAKE_POSTGRES_IMAGE =
+      """
+      #!/usr/bin/env bash
+      set -euo pipefail
+      [ "$1" = postgres ] && shift
+      if [ ! -s "$PGDATA/PG_VERSION" ]; then
+        initdb -D "$PGDATA" --username="$POSTGRES_USER" --pwfile=<(printf '%s\\n' "$POSTGRES_PASSWORD") \\
+          --auth-local=trust --auth-host=scram-sha-256 >/dev/null
+        printf 'host all all all scram-sha-256\\n' >>"$PGDATA/pg_hba.conf"
+        pg_ctl -D "$PGDATA" -o "-c listen_addresses='' -c unix_socket_directories=$CELLAR_SOCKET_DIR" -w start
+        sleep 2 # a slow init: the entrypoint must wait for the real server, not this one
+        psql -X -h "$CELLAR_SOCKET_DIR" -U "$POSTGRES_USER" -d postgres -c 'CREATE DATABASE app'
+        pg_ctl -D "$PGDATA" -m fast -w stop
+      fi
+      exec postgres -D "$PGDATA" "$@"
+      """;
+
+  @Test
+  void postgresEntrypointSetsUpThePrimaryAndClonesTheStandby() throws IOException {
+    Path scripts = Scripts.materialize(Engine.POSTGRESQL, "15", work.resolve("etc-cellar"));
+    Path image = work.resolve("docker-entrypoint.sh");
+    Files.writeString(image, FAKE_POSTGRES_IMAGE);
+    image.toFile().setExecutable(true, false);
+    image.toFile().setReadable(true, false);
+    mkdirsOwnedBy("postgres", work.resolve("pod-0"), work.resolve("pod-1"));
+    int primaryPort = freePort();
+    int standbyPort = freePort();
+
+    Map<String, String> primaryEnv = podEnv("orders-0", primaryPort, image);
+    Background primary = startEntrypoint(scripts, primaryEnv, work.resolve("pod-0/entrypoint.log"));
+    awaitPostgres(primaryPort, primary);
+    assertThat(primary.log())
+        .contains("starting postgres on its socket only for primary-setup.sh")
+        .contains("replication role 'replicator' is ready on the primary")
+        .contains("starting postgres as primary");
+    assertThat(work.resolve("pod-0/pgdata/cellar-primary.done")).exists();
+    psql(primaryPort, "CREATE TABLE orders (id int PRIMARY KEY)");
+    psql(primaryPort, "INSERT INTO orders SELECT generate_series(1, 10)");
+
+    Map<String, String> standbyEnv = podEnv("orders-1", standbyPort, image);
+    standbyEnv.put("CELLAR_PRIMARY_HOST", "127.0.0.1");
+    standbyEnv.put("CELLAR_PRIMARY_PORT", String.valueOf(primaryPort));
+    Background standby = startEntrypoint(scripts, standbyEnv, work.resolve("pod-1/entrypoint.log"));
+    awaitPostgres(standbyPort, standby);
+    assertThat(standby.log()).contains("cloning this standby from 127.0.0.1:" + primaryPort);
+    psql(primaryPort, "INSERT INTO orders SELECT generate_series(11, 20)");
+    await()
+        .atMost(CATCH_UP)
+        .until(() -> psqlValue(standbyPort, "SELECT count(*) FROM orders").equals("20"));
+    assertThat(psqlResult(standbyPort, "DELETE FROM orders").output())
+        .contains("read-only transaction");
+
+    // A restart of the primary skips the setup (its fingerprint matches); the standby reconnects.
+    primary.stop("INT");
+    primary = startEntrypoint(scripts, primaryEnv, work.resolve("pod-0/entrypoint-2.log"));
+    awaitPostgres(primaryPort, primary);
+    assertThat(primary.log())
+        .doesNotContain("socket only")
+        .contains("starting postgres as primary");
+    psql(primaryPort, "INSERT INTO orders VALUES (21)");
+    await()
+        .atMost(CATCH_UP)
+        .until(() -> psqlValue(standbyPort, "SELECT count(*) FROM orders").equals("21"));
+  }
+
+  private Map<String, String> podEnv(String podName, int port, Path image) {
+    Map<String, String> env = pgEnv(port);
+    Path pod = work.resolve("pod-" + podName.substring(podName.lastIndexOf('-') + 1));
+    env.put("POD_NAME", podName);
+    env.put("PGDATA", pod.resolve("pgdata").toString());
+    env.put("PGPORT", String.valueOf(port));
+    env.put("CELLAR_SOCKET_DIR", pod.toString());
+    env.put("CELLAR_IMAGE_ENTRYPOINT", image.toString());
+    env.put("CELLAR_WAIT_SECONDS", "60");
+    return env;
+  }
+
+  private Background startEntrypoint(Path scripts, Map<String, String> env, Path log)
+      throws IOException {
+    List<String> command =
+        Scripts.list(
+            "setpriv",
+            "--reuid=postgres",
+            "--regid=postgres",
+            "--init-groups",
+            "--",
+            "bash",
+            scripts.resolve("entrypoint.sh").toString());
+    command.addAll(new PostgresProfile().args(Scripts.db(Engine.POSTGRESQL, "15")));
+    command.addAll(
+        List.of(
+            "-c",
+            "listen_addresses=127.0.0.1",
+            "-c",
+            "unix_socket_directories=" + env.get("CELLAR_SOCKET_DIR")));
+    return Background.start(command, env, log, cleanups);
+  }
+
+  private void awaitPostgres(int port, Background server) {
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .failFast(
+            "entrypoint.sh exited",
+            () -> {
+              if (!server.process().isAlive()) {
+                fail("entrypoint.sh exited:\n" + server.log());
+              }
+              return false;
+            })
+        .until(
+            () ->
+                run(
+                            List.of(
+                                pgBin.resolve("pg_isready").toString(),
+                                "-q",
+                                "-h",
+                                "127.0.0.1",
+                                "-p",
+                                String.valueOf(port)),
+                            Map.of(),
+                            COMMAND)
+                        .exit()
+                    == 0);
+  }
+
+  private static final String FAKE_MARIADB_IMAGE =
+      """
+      #!/usr/bin/env bash
+      set -euo pipefail
+      server=$1
+      shift
+      if [ ! -d "$CELLAR_DATA_DIR/mysql" ]; then
+        mariadb-install-db "$1" --user=mysql --auth-root-authentication-method=normal --skip-test-db >/dev/null
+        "$server" "$@" --skip-networking &
+        pid=$!
+        until mariadb -uroot --socket="$FAKE_SOCKET" -e 'SELECT 1' >/dev/null 2>&1; do sleep 0.2; done
+        sleep 2 # a slow init: the entrypoint must wait for the real server, not this one
+        mariadb -uroot --socket="$FAKE_SOCKET" <"$FAKE_INIT_SQL"
+        MYSQL_PWD=$MARIADB_ROOT_PASSWORD mariadb-admin -uroot --socket="$FAKE_SOCKET" shutdown
+        wait "$pid"
+      fi
+      exec "$server" "$@"
+      """;
+
+  @Test
+  void mariadbEntrypointSetsUpThePrimaryAndSeedsTheReplica() throws IOException {
+    Path scripts = Scripts.materialize(Engine.MARIADB, "10.11", work.resolve("etc-cellar"));
+    Path image = work.resolve("docker-entrypoint.sh");
+    Files.writeString(image, FAKE_MARIADB_IMAGE);
+    image.toFile().setExecutable(true, false);
+
+    Mariadb primary = new Mariadb(0, freePort(), work.resolve("mariadb-0"));
+    Background primaryPod = startMariadbEntrypoint(scripts, image, primary, null);
+    awaitMariadb(primary, primaryPod);
+    assertThat(primaryPod.log())
+        .contains("starting mariadbd without networking for primary-setup.sh")
+        .contains("replication account 'replicator' is ready on the primary")
+        .contains("starting mariadbd as primary (--server-id=1)");
+    primary.app("CREATE TABLE orders (id int PRIMARY KEY)");
+    primary.app("INSERT INTO orders VALUES (1), (2)");
+
+    Mariadb replica = new Mariadb(1, freePort(), work.resolve("mariadb-1"));
+    Background replicaPod = startMariadbEntrypoint(scripts, image, replica, primary);
+    awaitMariadb(replica, replicaPod);
+    assertThat(replicaPod.log())
+        .contains("starting mariadbd without networking for replica-bootstrap.sh")
+        .contains("seeded 1 database(s) (app)")
+        .contains("starting mariadbd as replica (--server-id=2 --read-only)");
+    primary.app("INSERT INTO orders VALUES (3)");
+    await().atMost(CATCH_UP).until(() -> replica.app("SELECT count(*) FROM orders").equals("3"));
+    assertThat(replica.appResult("INSERT INTO orders VALUES (4)").output()).contains("read-only");
+
+    // A restarted replica skips the seed (fingerprint) and resumes from its GTID position.
+    replicaPod.stop("TERM");
+    primary.app("INSERT INTO orders VALUES (4)");
+    replicaPod = startMariadbEntrypoint(scripts, image, replica, primary);
+    awaitMariadb(replica, replicaPod);
+    assertThat(replicaPod.log()).doesNotContain("without networking");
+    await().atMost(CATCH_UP).until(() -> replica.app("SELECT count(*) FROM orders").equals("4"));
+  }
+
+  private Background startMariadbEntrypoint(
+      Path scripts, Path image, Mariadb server, Mariadb primary) throws IOException {
+    if (!Files.exists(server.dir)) {
+      mkdirsOwnedBy("mysql", server.dir);
+    }
+    Path cnf = writeMariadbCnf(server, scripts);
+    Path initSql = server.dir.resolve("init.sql");
+    Files.writeString(initSql, mariadbImageInitSql(server.ordinal));
+    Map<String, String> env = primary == null ? server.env() : server.replicaEnv(primary);
+    env.remove("CELLAR_ORDINAL");
+    env.remove("CELLAR_LOCAL_HOST");
+    env.put("POD_NAME", "shop-" + server.ordinal);
+    env.put("CELLAR_PORT", String.valueOf(server.port));
+    env.put("CELLAR_DATA_DIR", server.dir.resolve("data").toString());
+    env.put("CELLAR_IMAGE_ENTRYPOINT", image.toString());
+    env.put("PATH", "/usr/sbin:/usr/bin:/sbin:/bin");
+    env.put("FAKE_SOCKET", server.socket().toString());
+    env.put("FAKE_INIT_SQL", initSql.toString());
+    if (primary != null) {
+      env.put("CELLAR_PRIMARY_PORT", String.valueOf(primary.port));
+    }
+    return Background.start(
+        List.of(
+            "bash",
+            scripts.resolve("entrypoint.sh").toString(),
+            "--defaults-file=" + cnf,
+            "--user=mysql"),
+        env,
+        server.dir.resolve("entrypoint-" + System.nanoTime() + ".log"),
+        cleanups);
+  }
+
+  private void awaitMariadb(Mariadb server, Background pod) {
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .failFast(
+            "entrypoint.sh exited",
+            () -> {
+              if (!pod.process().isAlive()) {
+                fail("entrypoint.sh exited:\n" + pod.log());
+              }
+              return false;
+            })
+        .until(
+            () ->
+                pod.log().contains("starting mariadbd as")
+                    && server.appResult("SELECT 1").exit() == 0);
+  }
+
+  /** A long-running process with its output in a file; stopped at the end of the test. */
+  record Background(Process process, Path logFile) {
+    static Background start(
+        List<String> command, Map<String, String> env, Path log, List<Runnable> cleanups)
+        throws IOException {
+      ProcessBuilder builder =
+          new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+      env.forEach(
+          (key, value) -> {
+            if (value == null) {
+              builder.environment().remove(key);
+            } else {
+              builder.environment().put(key, value);
+            }
+          });
+      Background background = new Background(builder.start(), log);
+      cleanups.add(() -> background.stop("TERM"));
+      return background;
+    }
+
+    String log() {
+      return readLog(logFile);
+    }
+
+    /** Sends the signal to the process (the server, once the entrypoint exec'd) and waits. */
+    void stop(String signal) {
+      if (!process.isAlive()) {
+        return;
+      }
+      run(List.of("kill", "-" + signal, String.valueOf(process.pid())), Map.of(), COMMAND);
+      try {
+        if (!process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) {
+          process.descendants().forEach(ProcessHandle::destroyForcibly);
+          process.destroyForcibly();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   // ---------------------------------------------------------------------------------------------

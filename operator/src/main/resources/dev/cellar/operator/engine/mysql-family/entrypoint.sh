@@ -28,11 +28,12 @@ data=${CELLAR_DATA_DIR:-/var/lib/mysql}
 start_seconds=${CELLAR_START_SECONDS:-900}
 server_options=("$@")
 ordinal=$(cellar_ordinal)
+cellar_require_commands "$CELLAR_SERVER" "$CELLAR_CLIENT" "$CELLAR_ADMIN"
 
 # The socket the server listens on with these options (as the image finds it).
 server_socket() {
   "$CELLAR_SERVER" "${server_options[@]}" --verbose --help --log-bin-index="$(mktemp -u)" 2>/dev/null \
-    | awk '!found && $1 == "socket" { found = 1; print $2 }'
+    | awk '!found && /^socket[ \t]/ { found = 1; print $2 }'
 }
 
 # Ready: the image's entrypoint has exec'd the server (its temporary init server has come and
