@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Builds the local cluster's binaries from Go modules, once per version: each lands in
 # $CELLAR_CACHE/bin/<component>-<version>-<recipe hash>/ and is never rebuilt while there.
-# Usage: build.sh [core|node|all]   (core: control plane, kubectl, etcd, kwok; node: kubelet, kube-proxy)
+# Usage: build.sh [core|node|all]
+#   core: control plane, kubectl, etcd, kwok; linked in $CELLAR_CACHE/bin/current (printed)
+#   node: the real node's kubelet, kube-proxy and CoreDNS; linked in $CELLAR_CACHE/bin/node
+#         (printed), so that building them does not change what the kwok cluster is made of
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cache=${CELLAR_CACHE:-$HOME/.cache/cellar}
@@ -12,10 +15,13 @@ command -v go >/dev/null || die "no Go toolchain on PATH: install Go 1.24 or new
 
 # The version a wrapper module pins, read from its go.mod require line.
 pinned() { awk -v m="$2" '$1==m {print $2; exit} $1=="require" && $2==m {print $3; exit}' "$here/$1/go.mod"; }
-# The cache dir of a wrapper: its version plus a hash of its recipe, so an edited go.mod rebuilds.
+# The cache dir of a wrapper: its version plus a hash of its recipe (go.mod, go.sum, its own Go
+# files, the build function and the linker flags), so an edited go.mod rebuilds and an edit
+# elsewhere in this script does not.
 dir_of() {
-  local mod=$1 version=$2 sum
-  sum=$(cat "$here/$mod/go.mod" "$here/$mod/go.sum" "$here/build.sh" | sha256sum | cut -c1-10)
+  local mod=$1 version=$2 ldflags=$3 sum
+  sum=$({ cat "$here/$mod/go.mod" "$here/$mod/go.sum"; cat "$here/$mod"/*.go 2>/dev/null || true
+    declare -f build; echo "$ldflags"; } | sha256sum | cut -c1-10)
   echo "$cache/bin/$mod-$version-$sum"
 }
 
@@ -26,7 +32,7 @@ binname() { local b; b=$(basename "$1"); [[ $b =~ ^v[0-9]+$ ]] && b=$(basename "
 build() {
   local mod=$1 version=$2 ldflags=$3; shift 3
   local out missing=() pkg
-  out=$(dir_of "$mod" "$version")
+  out=$(dir_of "$mod" "$version" "$ldflags")
   for pkg in "$@"; do [ -x "$out/$(binname "$pkg")" ] || missing+=("$pkg"); done
   [ ${#missing[@]} -eq 0 ] && { echo "$out"; return; }
   echo "local-cluster build: building ${missing[*]##*/} ($mod $version) into $out; the first build takes a while" >&2
@@ -51,22 +57,31 @@ k8s_ldflags() {
   done
 }
 
-link() { # link DIR: make stable names under $cache/bin/current for scripts to use
-  mkdir -p "$cache/bin/current"
-  local f
-  for f in "$1"/*; do ln -sfn "$f" "$cache/bin/current/$(basename "$f")"; done
+link() { # link DIR [NAME...]: stable names under $cache/bin/current for scripts to use
+  link_into current "$@"
+}
+link_into() { # link_into LINKDIR DIR [NAME...]: $cache/bin/LINKDIR/NAME -> DIR/NAME (default: all)
+  local to=$cache/bin/$1 from=$2 f; shift 2
+  mkdir -p "$to"
+  if [ $# -eq 0 ]; then set -- "$from"/*; fi
+  for f in "$@"; do ln -sfn "$from/$(basename "$f")" "$to/$(basename "$f")"; done
 }
 
 if [ "$what" = core ] || [ "$what" = all ]; then
+  # Only the core's names: the kubelet and kube-proxy built into the same directory stay out.
   link "$(build kubernetes "$k8s_version" "$(k8s_ldflags)" \
     k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
-    k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl)"
+    k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl)" \
+    kube-apiserver kube-controller-manager kube-scheduler kubectl
   etcd_dir=$(build etcd "$(pinned etcd go.etcd.io/etcd/server/v3)" "" go.etcd.io/etcd/server/v3)
   mkdir -p "$cache/bin/current" && ln -sfn "$etcd_dir/server" "$cache/bin/current/etcd"
   link "$(build kwok "$(pinned kwok sigs.k8s.io/kwok)" "-X sigs.k8s.io/kwok/pkg/consts.Version=$(pinned kwok sigs.k8s.io/kwok)" sigs.k8s.io/kwok/cmd/kwok)"
 fi
 if [ "$what" = node ] || [ "$what" = all ]; then
-  link "$(build kubernetes "$k8s_version" "$(k8s_ldflags)" \
-    k8s.io/kubernetes/cmd/kubelet k8s.io/kubernetes/cmd/kube-proxy)"
+  # v1.34 is the last release whose kubelet runs on cgroup v1 by default, as these machines have.
+  link_into node "$(build kubernetes "$k8s_version" "$(k8s_ldflags)" \
+    k8s.io/kubernetes/cmd/kubelet k8s.io/kubernetes/cmd/kube-proxy)" kubelet kube-proxy
+  # CoreDNS with the plugins the real node uses (coredns/main.go).
+  link_into node "$(build coredns "$(pinned coredns github.com/coredns/coredns)" "" cellar.dev/localcluster/coredns)"
 fi
-echo "$cache/bin/current"
+case $what in node) echo "$cache/bin/node" ;; *) echo "$cache/bin/current" ;; esac

@@ -1,8 +1,12 @@
 package dev.cellar.operator;
 
-import dev.cellar.operator.runtime.HealthServer;
+import dev.cellar.api.v1.Database;
+import dev.cellar.operator.runtime.ApiServerWait;
 import dev.cellar.operator.runtime.LogFormats;
+import dev.cellar.operator.runtime.OperatorHttpServer;
+import dev.cellar.operator.runtime.OperatorMetrics;
 import dev.cellar.operator.runtime.OperatorSettings;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.javaoperatorsdk.operator.Operator;
@@ -13,13 +17,13 @@ import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Wires the settings, the client, the reconciler and the health server, and starts. */
+/** Wires the settings, the client, the reconciler, metrics and the HTTP server, and starts. */
 public final class CellarOperator {
   public static final String LEASE = "cellar-operator";
 
   private CellarOperator() {}
 
-  public static void main(String[] args) throws IOException {
+  public static void main(String[] args) throws IOException, InterruptedException {
     if (args.length > 0 && (args[0].equals("--help") || args[0].equals("-h"))) {
       System.out.println(OperatorSettings.HELP);
       return;
@@ -35,19 +39,26 @@ public final class CellarOperator {
     LogFormats.apply(settings.logFormat());
     Logger log = LoggerFactory.getLogger(CellarOperator.class);
     KubernetesClient client = new KubernetesClientBuilder().build();
-    Operator operator = create(client, settings);
-    HealthServer health =
-        settings.httpPort() > 0 ? HealthServer.start(settings.httpPort(), operator) : null;
+    OperatorMetrics metrics = new OperatorMetrics();
+    Operator operator = create(client, settings, metrics);
+    OperatorHttpServer http =
+        settings.httpPort() > 0
+            ? OperatorHttpServer.start(settings.httpPort(), operator, metrics)
+            : null;
+    // SIGTERM (a rolling update, kubectl delete pod): stop the informers and give up the Lease.
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
                   operator.stop();
-                  if (health != null) {
-                    health.close();
+                  if (http != null) {
+                    http.close();
                   }
                 },
                 "cellar-shutdown"));
+    // Until the API server answers: live (a restart would not help) but not ready.
+    ApiServerWait.until(
+        client, HasMetadata.getApiVersion(Database.class), HasMetadata.getPlural(Database.class));
     try {
       operator.start();
     } catch (RuntimeException e) {
@@ -67,11 +78,13 @@ public final class CellarOperator {
   }
 
   /** An operator with these settings on {@code client}. */
-  public static Operator create(KubernetesClient client, OperatorSettings settings) {
+  public static Operator create(
+      KubernetesClient client, OperatorSettings settings, OperatorMetrics metrics) {
     Operator operator =
         new Operator(
             o -> {
               o.withKubernetesClient(client)
+                  .withMetrics(metrics)
                   .withConcurrentReconciliationThreads(settings.reconcileThreads());
               if (settings.leaderElection()) {
                 o.withLeaderElectionConfiguration(

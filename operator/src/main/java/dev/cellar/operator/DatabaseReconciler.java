@@ -191,7 +191,7 @@ public class DatabaseReconciler implements Reconciler<Database> {
    * One line per cause, for the log and the Degraded message: JOSDK's aggregated workflow exception
    * would otherwise carry every dependent's whole stack trace.
    */
-  static String rootMessage(Throwable e) {
+  public static String rootMessage(Throwable e) {
     if (e instanceof AggregatedOperatorException aggregated) {
       return aggregated.getAggregatedExceptions().entrySet().stream()
           .map(entry -> entry.getKey() + ": " + rootMessage(entry.getValue()))

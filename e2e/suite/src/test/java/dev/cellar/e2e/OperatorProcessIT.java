@@ -10,6 +10,7 @@ import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.Phase;
 import dev.cellar.testkit.LocalClusterExtension;
+import dev.cellar.testkit.PrometheusText;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.net.URI;
@@ -24,7 +25,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The packaged jar as a process: leader election, namespaces, health, JSON logs. */
+/** The packaged jar as a process: leader election, namespaces, health, metrics, JSON logs. */
 class OperatorProcessIT {
   @RegisterExtension static LocalClusterExtension clusterExtension = new LocalClusterExtension();
 
@@ -85,13 +86,24 @@ class OperatorProcessIT {
 
       ObjectMapper json = new ObjectMapper();
       long lines = 0;
+      java.util.Set<String> named = new java.util.HashSet<>();
       for (String line : a.log().lines().filter(l -> l.startsWith("{")).toList()) {
         JsonNode node = json.readTree(line);
         assertThat(node.has("level")).isTrue();
         assertThat(node.has("formattedMessage")).isTrue();
+        if (node.path("mdc").has("resource.name")) {
+          assertThat(node.path("mdc").path("resource.namespace").asText()).isEqualTo(ns);
+          named.add(node.path("mdc").path("resource.name").asText());
+        }
         lines++;
       }
       assertThat(lines).as("JSON log lines of instance a").isPositive();
+      // Whichever instance reconciled a Database logged its events with the Database's name.
+      if (leader == a) {
+        assertThat(named).as("Databases named in a's reconcile log lines").contains("before");
+      } else {
+        assertThat(named).as("Databases named in a's reconcile log lines").contains("after");
+      }
     }
   }
 
@@ -143,6 +155,82 @@ class OperatorProcessIT {
       awaitReady(ns, "after-restart");
       assertThat(cellar.isAlive()).isTrue();
     }
+  }
+
+  @Test
+  void metricsAreRecordedAsPrometheusTextAndGrowWithReconciles() throws Exception {
+    String ns = clusterExtension.newNamespace();
+    try (Cellar cellar = Cellar.install("metrics", Map.of("LEADER_ELECTION", "false"))) {
+      HttpClient http = HttpClient.newHttpClient();
+      createDatabase(ns, "first");
+      awaitReady(ns, "first");
+      Map<String, Double> before = metrics(http, cellar);
+      double started = PrometheusText.sum(before, "operator_sdk_reconciliations_started_total");
+      assertThat(started).isPositive();
+      assertThat(PrometheusText.sum(before, "cellar_databases", "phase=\"Ready\""))
+          .isGreaterThanOrEqualTo(1);
+      assertThat(PrometheusText.sum(before, "cellar_reconcile_duration_seconds_count"))
+          .isPositive();
+      assertThat(PrometheusText.sum(before, "jvm_memory_used_bytes")).isPositive();
+      // No per-resource tags: the series do not multiply with the Databases.
+      assertThat(before.keySet()).noneMatch(k -> k.contains("first"));
+
+      createDatabase(ns, "second");
+      awaitReady(ns, "second");
+      await("reconcile counters grow")
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  PrometheusText.sum(
+                          metrics(http, cellar), "operator_sdk_reconciliations_started_total")
+                      > started);
+      assertThat(PrometheusText.sum(metrics(http, cellar), "cellar_databases", "phase=\"Ready\""))
+          .isGreaterThanOrEqualTo(2);
+    }
+  }
+
+  @Test
+  void startsWaitingForAnApiServerThatIsDownAndRunsOnceItAnswers() {
+    String ns = clusterExtension.newNamespace();
+    try (Cellar cellar = Cellar.install("api-server-down", Map.of("LEADER_ELECTION", "false"))) {
+      HttpClient http = HttpClient.newHttpClient();
+      cellar.kill9();
+      cellar.cluster.stop("apiserver");
+      try {
+        cellar.start();
+        await("the operator says it waits for the API server")
+            .atMost(Duration.ofSeconds(60))
+            .until(() -> cellar.log().contains("does not answer"));
+        await("alive and live, not ready, while the API server is down")
+            .during(Duration.ofSeconds(5))
+            .atMost(Duration.ofSeconds(10))
+            .ignoreExceptions()
+            .until(
+                () ->
+                    cellar.isAlive()
+                        && status(http, cellar, "/healthz") == 200
+                        && status(http, cellar, "/readyz") == 503);
+        assertThat(cellar.log()).doesNotContain("\tat ");
+      } finally {
+        cellar.cluster.start("apiserver");
+      }
+      createDatabase(ns, "after-start");
+      awaitReady(ns, "after-start");
+      assertThat(cellar.log()).contains("the API server answers after");
+    }
+  }
+
+  static Map<String, Double> metrics(HttpClient http, Cellar cellar) throws Exception {
+    HttpResponse<String> response =
+        http.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + cellar.httpPort() + "/metrics"))
+                .timeout(Duration.ofSeconds(5))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.headers().firstValue("Content-Type"))
+        .hasValueSatisfying(t -> assertThat(t).startsWith("text/plain; version=0.0.4"));
+    return PrometheusText.parse(response.body());
   }
 
   static int status(HttpClient http, Cellar cellar, String path) throws Exception {

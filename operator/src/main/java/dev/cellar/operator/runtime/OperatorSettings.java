@@ -40,7 +40,7 @@ public record OperatorSettings(
           "  LEADER_ELECTION     true|false: hold the Lease cellar-operator before reconciling"
               + " (default false)",
           "  OPERATOR_NAMESPACE  namespace of the leader-election Lease (default cellar-system)",
-          "  HTTP_PORT           port of /healthz, /readyz (default 8080; 0 turns the server off)",
+          "  HTTP_PORT           port of /healthz, /readyz, /metrics (default 8080; 0: no server)",
           "  LOG_FORMAT          text|json (default text)",
           "  RECONCILE_THREADS   Databases reconciled at once, 1-100 (default 10)",
           "",

@@ -118,6 +118,12 @@ public final class EventRecorder {
   public void emit(Database db, List<Note> notes) {
     String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
     for (Note note : notes) {
+      // The log tells the same story as kubectl describe (the MDC names the Database).
+      if (WARNING.equals(note.type())) {
+        log.warn("{}: {}", note.reason(), note.message());
+      } else {
+        log.info("{}: {}", note.reason(), note.message());
+      }
       try {
         client
             .v1()

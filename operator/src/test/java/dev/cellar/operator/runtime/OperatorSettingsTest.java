@@ -92,7 +92,8 @@ class OperatorSettingsTest {
   void livenessToleratesAWatchReconnectButNotAStuckOperator() {
     AtomicBoolean sourcesHealthy = new AtomicBoolean(true);
     ManualClock clock = new ManualClock();
-    var window = new HealthServer.HealthWindow(sourcesHealthy::get, Duration.ofSeconds(90), clock);
+    var window =
+        new OperatorHttpServer.HealthWindow(sourcesHealthy::get, Duration.ofSeconds(90), clock);
     assertThat(window.healthy()).isTrue();
     sourcesHealthy.set(false);
     assertThat(window.healthy()).as("a reconnect starts").isTrue();

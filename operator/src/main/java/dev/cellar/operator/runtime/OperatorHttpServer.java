@@ -13,20 +13,24 @@ import java.time.Instant;
 import java.util.function.BooleanSupplier;
 
 /**
- * /healthz and /readyz. Liveness is judged over a window: JOSDK reports an informer unhealthy while
- * its watch reconnects (an API server restart), which must not restart the pod.
+ * /healthz, /readyz and /metrics. Liveness is judged over a window: JOSDK reports an informer
+ * unhealthy while its watch reconnects (an API server restart), which must not restart the pod.
  */
-public final class HealthServer implements AutoCloseable {
+public final class OperatorHttpServer implements AutoCloseable {
   /** How long the event sources may stay unhealthy before liveness fails. */
   public static final Duration UNHEALTHY_GRACE = Duration.ofSeconds(90);
 
   private final HttpServer server;
 
-  private HealthServer(HttpServer server) {
+  /** The Prometheus text format that {@link OperatorMetrics#scrape()} writes. */
+  static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
+
+  private OperatorHttpServer(HttpServer server) {
     this.server = server;
   }
 
-  public static HealthServer start(int port, Operator operator) throws IOException {
+  public static OperatorHttpServer start(int port, Operator operator, OperatorMetrics metrics)
+      throws IOException {
     HealthWindow window =
         new HealthWindow(
             () ->
@@ -38,14 +42,22 @@ public final class HealthServer implements AutoCloseable {
     server.createContext("/healthz", exchange -> respond(exchange, window.healthy()));
     server.createContext(
         "/readyz", exchange -> respond(exchange, operator.getRuntimeInfo().isStarted()));
+    server.createContext(
+        "/metrics", exchange -> send(exchange, 200, PROMETHEUS_TEXT, metrics.scrape()));
     server.setExecutor(null);
     server.start();
-    return new HealthServer(server);
+    return new OperatorHttpServer(server);
   }
 
   private static void respond(HttpExchange exchange, boolean ok) throws IOException {
-    byte[] body = (ok ? "ok\n" : "unhealthy\n").getBytes(StandardCharsets.UTF_8);
-    exchange.sendResponseHeaders(ok ? 200 : 503, body.length);
+    send(exchange, ok ? 200 : 503, "text/plain; charset=utf-8", ok ? "ok\n" : "unhealthy\n");
+  }
+
+  private static void send(HttpExchange exchange, int code, String contentType, String text)
+      throws IOException {
+    byte[] body = text.getBytes(StandardCharsets.UTF_8);
+    exchange.getResponseHeaders().set("Content-Type", contentType);
+    exchange.sendResponseHeaders(code, body.length);
     try (OutputStream out = exchange.getResponseBody()) {
       out.write(body);
     }

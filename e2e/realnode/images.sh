@@ -1,0 +1,237 @@
+#!/usr/bin/env bash
+# The real node's container images, built here because no container registry is reachable:
+#   pause     cellar.local/pause:1        the pod sandbox (pause/main.go, standard library only)
+#   postgres  cellar.local/postgres:15    Debian's postgresql-15 plus images/postgres/
+#   mariadb   cellar.local/mariadb:10.11  Debian's mariadb-server (10.11) plus images/mariadb/
+# The database images are root file systems made by mmdebstrap from the Debian sources apt is
+# configured with (/etc/apt/sources.list*), with this project's entrypoints honouring the official
+# images' environment contract. Each image is one OCI archive, kept in
+# $CELLAR_CACHE/images/<name>-<recipe hash>.tar and rebuilt only when its recipe changes: this
+# script, the image's files, and the package versions apt would install.
+#
+# Usage: e2e/realnode/images.sh build [NAME...]          build what is missing; print the archives
+#        e2e/realnode/images.sh import SOCKET [NAME...]  build, then import into containerd's k8s.io
+#                                                       namespace through SOCKET (skips present ones)
+#        e2e/realnode/images.sh ref NAME                 print the image reference
+# NAME: pause, postgres, mariadb (default: all three). Needs root, mmdebstrap, jq and Go.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+self=$here/$(basename "${BASH_SOURCE[0]}")
+cache=${CELLAR_CACHE:-$HOME/.cache/cellar}/images
+ALL=(pause postgres mariadb)
+
+say() { echo "realnode images: $*" >&2; }
+die() { echo "realnode images: error: $*" >&2; exit 1; }
+
+ref() {
+  case $1 in
+    pause) echo cellar.local/pause:1 ;;
+    postgres) echo cellar.local/postgres:15 ;;
+    mariadb) echo cellar.local/mariadb:10.11 ;;
+    *) die "unknown image '$1' (one of: ${ALL[*]})" ;;
+  esac
+}
+
+# Debian packages each database image installs (besides the essential set).
+packages() {
+  case $1 in
+    postgres) echo mawk postgresql-15 postgresql-client-15 ;;
+    mariadb) echo mawk mariadb-server mariadb-client ;;
+  esac
+}
+
+# The recipe of an image: this script, its files, and for the database images the versions of
+# their packages that apt would install now.
+recipe_hash() {
+  local name=$1 files
+  if [ "$name" = pause ]; then files=("$here/pause/go.mod" "$here/pause/main.go"); else files=("$here/images/$name"/*); fi
+  {
+    cat "$self" "${files[@]}"
+    # shellcheck disable=SC2046 # one word per package
+    [ "$name" = pause ] || apt-cache policy $(packages "$name") 2>/dev/null | grep -E '^[^ ]|Candidate'
+  } | sha256sum | cut -c1-12
+}
+archive_of() { echo "$cache/$1-$(recipe_hash "$1").tar"; }
+
+# ---------------------------------------------------------------------------------------------
+# OCI archives: one uncompressed layer, a config, a manifest and an index that names the image.
+
+blob() { # blob FILE: move FILE into the layout's blobs by its digest; print "sha256:HEX SIZE"
+  local hex size
+  hex=$(sha256sum "$1" | cut -d' ' -f1)
+  size=$(stat -c %s "$1")
+  mv "$1" "$layout/blobs/sha256/$hex"
+  echo "sha256:$hex $size"
+}
+
+# oci_archive NAME ROOTFS_TAR OUT CONFIG_JSON: CONFIG_JSON is the image's runtime config object.
+oci_archive() {
+  local name=$1 rootfs=$2 out=$3 runtime=$4 layout layer layer_size config config_size manifest manifest_size
+  layout=$(mktemp -d "$cache/.layout-XXXXXX")
+  mkdir -p "$layout/blobs/sha256"
+  read -r layer layer_size < <(blob "$rootfs")
+  jq -n --argjson runtime "$runtime" --arg layer "$layer" --arg by "$(basename "$self")" '{
+      architecture: "amd64", os: "linux", created: "1970-01-01T00:00:00Z", config: $runtime,
+      rootfs: {type: "layers", diff_ids: [$layer]},
+      history: [{created: "1970-01-01T00:00:00Z", created_by: $by}]}' >"$layout/config.json"
+  read -r config config_size < <(blob "$layout/config.json")
+  jq -n --arg config "$config" --argjson config_size "$config_size" \
+    --arg layer "$layer" --argjson layer_size "$layer_size" '{
+      schemaVersion: 2, mediaType: "application/vnd.oci.image.manifest.v1+json",
+      config: {mediaType: "application/vnd.oci.image.config.v1+json", digest: $config, size: $config_size},
+      layers: [{mediaType: "application/vnd.oci.image.layer.v1.tar", digest: $layer, size: $layer_size}]}' \
+    >"$layout/manifest.json"
+  read -r manifest manifest_size < <(blob "$layout/manifest.json")
+  jq -n --arg manifest "$manifest" --argjson size "$manifest_size" --arg ref "$(ref "$name")" '{
+      schemaVersion: 2,
+      manifests: [{mediaType: "application/vnd.oci.image.manifest.v1+json", digest: $manifest, size: $size,
+        platform: {architecture: "amd64", os: "linux"},
+        annotations: {"io.containerd.image.name": $ref, "org.opencontainers.image.ref.name": ($ref | split(":")[1])}}]}' \
+    >"$layout/index.json"
+  echo '{"imageLayoutVersion":"1.0.0"}' >"$layout/oci-layout"
+  tar -C "$layout" --owner=0 --group=0 --numeric-owner -cf "$out.tmp" oci-layout index.json blobs
+  rm -rf "$layout"
+  mv "$out.tmp" "$out"
+}
+
+# ---------------------------------------------------------------------------------------------
+# The images
+
+build_pause() {
+  local out=$1 root
+  command -v go >/dev/null || die "no Go toolchain on PATH: the pause image is built with it"
+  root=$(mktemp -d "$cache/.pause-XXXXXX")
+  (cd "$here/pause" && CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -ldflags '-s -w' -o "$root/pause" .)
+  tar -C "$root" --owner=0 --group=0 --numeric-owner --mtime=@0 -cf "$root.tar" pause
+  rm -rf "$root"
+  oci_archive pause "$root.tar" "$out" '{"Entrypoint": ["/pause"], "User": "65535:65535"}'
+}
+
+# shellcheck source=/dev/null
+codename() { (. /etc/os-release && echo "${VERSION_CODENAME:-}"); }
+
+# The apt sources of this machine that carry its Debian release, for mmdebstrap to copy.
+debian_sources() {
+  local codename f
+  codename=$(codename)
+  [ -n "$codename" ] || die "cannot tell the Debian release from /etc/os-release"
+  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+    [ -f "$f" ] && grep -Eq "^[^#]*\b$codename\b" "$f" && echo "$f"
+  done
+  return 0
+}
+
+# build_db NAME OUT RUNTIME_CONFIG: a root file system from Debian's packages, then the archive.
+build_db() {
+  local name=$1 out=$2 runtime=$3 codename sources rootfs
+  command -v mmdebstrap >/dev/null || die "mmdebstrap is missing: run e2e/realnode/install-deps.sh"
+  codename=$(codename)
+  mapfile -t sources < <(debian_sources)
+  [ ${#sources[@]} -gt 0 ] || die "no apt source under /etc/apt carries '$codename'"
+  rootfs=$(mktemp -u "$cache/.$name-XXXXXX.tar")
+  # The uid and gid 999 of the official images' database user, in place before the packages'
+  # maintainer scripts create the user (they keep an existing one).
+  local user home
+  case $name in postgres) user=postgres home=/var/lib/postgresql ;; mariadb) user=mysql home=/nonexistent ;; esac
+  local hooks=(--essential-hook="echo '$user:x:999:999::$home:/bin/bash' >>\"\$1/etc/passwd\"; echo '$user:x:999:' >>\"\$1/etc/group\"")
+  # No cluster made by the package: the entrypoint initialises PGDATA.
+  # shellcheck disable=SC2016 # $1 is mmdebstrap's, expanded by its hook shell
+  [ "$name" != postgres ] || hooks+=(--essential-hook='mkdir -p "$1/etc/postgresql-common" && echo "create_main_cluster = false" >"$1/etc/postgresql-common/createcluster.conf"')
+  mmdebstrap --quiet --variant=essential --mode=root --format=tar \
+    --aptopt='APT::Install-Recommends "false"' \
+    --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
+    --dpkgopt='path-exclude=/usr/share/info/*' --dpkgopt='path-exclude=/usr/share/locale/*' \
+    "${hooks[@]}" \
+    --include="$(packages "$name" | tr ' ' ,)" \
+    --customize-hook="\"$self\" customize $name \"\$1\"" \
+    "$codename" "$rootfs" "${sources[@]}" >&2 || die "mmdebstrap failed for $name"
+  oci_archive "$name" "$rootfs" "$out" "$runtime"
+}
+
+# customize NAME ROOT: the image's own files and directories, inside mmdebstrap's root.
+customize() {
+  local name=$1 root=$2
+  install -m 0755 "$here/images/$name"/*.sh "$root/usr/local/bin/"
+  mkdir -p "$root/docker-entrypoint-initdb.d"
+  case $name in
+    postgres)
+      rm -rf "${root:?}/var/lib/postgresql/"*
+      install -d -o 999 -g 999 -m 0755 "$root/var/lib/postgresql"
+      install -d -o 999 -g 999 -m 1777 "$root/var/lib/postgresql/data"
+      install -d -o 999 -g 999 -m 3777 "$root/run/postgresql"
+      # As in the official image: a new cluster listens on every address.
+      sed -i "s/^#listen_addresses = 'localhost'/listen_addresses = '*'/" \
+        "$root/usr/share/postgresql/15/postgresql.conf.sample"
+      ;;
+    mariadb)
+      rm -rf "${root:?}/var/lib/mysql/"*
+      install -d -o 999 -g 999 -m 0755 "$root/var/lib/mysql"
+      install -d -o 999 -g 999 -m 0777 "$root/run/mysqld"
+      # Debian's server listens on 127.0.0.1 only; the official image listens everywhere and
+      # resolves no host names.
+      sed -i 's/^bind-address/#bind-address/' "$root/etc/mysql/mariadb.conf.d/50-server.cnf"
+      printf '[mariadb]\nhost-cache-size=0\nskip-name-resolve\n' >"$root/etc/mysql/mariadb.conf.d/05-skipcache.cnf"
+      ;;
+  esac
+  rm -f "$root/etc/machine-id" "$root/var/lib/dbus/machine-id"
+}
+
+runtime_config() {
+  local path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+  case $1 in
+    postgres)
+      jq -n --arg path "$path:/usr/lib/postgresql/15/bin" '{
+        Env: ["PATH=\($path)", "LANG=C.UTF-8", "PG_MAJOR=15", "PGDATA=/var/lib/postgresql/data"],
+        Entrypoint: ["docker-entrypoint.sh"], Cmd: ["postgres"], StopSignal: "SIGINT",
+        ExposedPorts: {"5432/tcp": {}}, Volumes: {"/var/lib/postgresql/data": {}}}' ;;
+    mariadb)
+      jq -n --arg path "$path" '{
+        Env: ["PATH=\($path)", "LANG=C.UTF-8", "MARIADB_MAJOR=10.11"],
+        Entrypoint: ["docker-entrypoint.sh"], Cmd: ["mariadbd"], StopSignal: "SIGTERM",
+        ExposedPorts: {"3306/tcp": {}}, Volumes: {"/var/lib/mysql": {}}}' ;;
+  esac
+}
+
+build() { # build NAME: the archive, built if missing; prints its path
+  local name=$1 out start=$SECONDS
+  out=$(archive_of "$name")
+  if [ ! -f "$out" ]; then
+    mkdir -p "$cache"
+    say "building $(ref "$name") into $out"
+    case $name in
+      pause) build_pause "$out" ;;
+      *) build_db "$name" "$out" "$(runtime_config "$name")" ;;
+    esac
+    say "built $(ref "$name") in $((SECONDS - start)) s ($(du -m "$out" | cut -f1) MiB)"
+  fi
+  echo "$out"
+}
+
+cmd_import() {
+  local socket=$1 name archive; shift
+  for name in "$@"; do
+    archive=$(build "$name")
+    # The archive's digest is in its name: skip an image containerd already has from it.
+    if ctr --address "$socket" -n k8s.io images ls -q 2>/dev/null | grep -qxF "$(ref "$name")" &&
+      [ "$(ctr --address "$socket" -n k8s.io images ls "name==$(ref "$name")" 2>/dev/null | awk 'NR==2 {print $3}')" = \
+        "$(tar -xOf "$archive" index.json | jq -r '.manifests[0].digest')" ]; then
+      continue
+    fi
+    local start=$SECONDS
+    ctr --address "$socket" -n k8s.io images import "$archive" >/dev/null ||
+      die "ctr could not import $archive"
+    say "imported $(ref "$name") in $((SECONDS - start)) s"
+  done
+}
+
+mkdir -p "$cache"
+cmd=${1:-}
+[ $# -gt 0 ] && shift
+case $cmd in
+  build) [ $# -gt 0 ] || set -- "${ALL[@]}"; for n in "$@"; do ref "$n" >/dev/null; build "$n"; done ;;
+  import) [ $# -gt 0 ] || die "usage: $0 import SOCKET [NAME...]"
+    s=$1; shift; [ $# -gt 0 ] || set -- "${ALL[@]}"; cmd_import "$s" "$@" ;;
+  ref) ref "${1:-}" ;;
+  customize) customize "$@" ;;
+  *) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
+esac

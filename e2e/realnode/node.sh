@@ -1,0 +1,557 @@
+#!/usr/bin/env bash
+# A real node for the local cluster: containerd and runc run real containers, a kubelet registers
+# the node with the cluster's control plane, kube-proxy (iptables) makes ClusterIP Services work,
+# CoreDNS answers for cluster.local, and a small provisioner turns PVCs of the StorageClass
+# `real-local` into local volumes (directories under the cluster's state directory).
+#
+# Usage (normally through e2e/local-cluster node COMMAND):
+#   e2e/realnode/node.sh up       install what is missing, build kubelet, kube-proxy, CoreDNS and the
+#                                 images, start the node in the running cluster, wait until it is Ready
+#   e2e/realnode/node.sh down     stop its pods and components, remove its network and state
+#   e2e/realnode/node.sh status   each component: running or not; exit 0 if all run, 3 if not
+#
+# The node is `cellar-real-node`, labelled cellar.dev/real-node=true and tainted
+# cellar.dev/real-node=true:PreferNoSchedule, so the scheduler keeps pods that could run anywhere
+# on the kwok nodes; pods whose volumes are on it (class real-local) or that select it run here.
+# Images: cellar.local/pause:1, cellar.local/postgres:15, cellar.local/mariadb:10.11 (images.sh).
+# Network: the bridge cellar-br0 with 10.244.0.1/24 (pods 10.244.0.2-254); the node's address,
+# the kubelet, kube-proxy and CoreDNS (clusterDNS) listen there. Forwarded traffic of the pods
+# may not leave the bridge: they reach each other, Services and the node, nothing else. Nothing
+# is pulled: containerd's registry traffic goes to a closed port on 127.0.0.1.
+#
+# Kubernetes v1.34 is the last release whose kubelet starts on cgroup v1 without being told to
+# (failCgroupV1 turns on in v1.35): these machines mount cgroup v1, so the pinned version stays.
+#
+# Needs root and a running local cluster (e2e/local-cluster up) in CELLAR_CLUSTER_DIR.
+# State: $CELLAR_CLUSTER_DIR/node/ (config, logs/, pids/, containerd/, kubelet/, volumes/).
+set -euo pipefail
+
+realnode=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+e2e=$(dirname "$realnode")
+cache=${CELLAR_CACHE:-$HOME/.cache/cellar}
+bin=$cache/bin/current      # kubectl
+nodebin=$cache/bin/node     # kubelet, kube-proxy, coredns (e2e/cluster/build.sh node)
+dir=${CELLAR_CLUSTER_DIR:-/dev/shm/cellar-local-cluster}
+case $dir in /*) ;; *) dir=$PWD/$dir ;; esac
+dir=${dir%/}
+node=$dir/node
+pki=$dir/pki
+kubeconfig=$dir/kubeconfig
+
+NODE_NAME=cellar-real-node
+BRIDGE=cellar-br0
+POD_CIDR=10.244.0.0/24
+NODE_IP=10.244.0.1
+GUARD_CHAIN=CELLAR-REAL-NODE
+PROVISIONER=cellar.dev/real-node-volume
+COMPONENTS=(containerd kubelet kube-proxy coredns provisioner)
+
+say() { echo "real-node: $*" >&2; }
+die() { echo "real-node: error: $*" >&2; exit 1; }
+kubectl_() { "$bin/kubectl" --kubeconfig="$kubeconfig" "$@"; }
+ctr_() { ctr --address "$node/containerd/containerd.sock" -n k8s.io "$@"; }
+
+# ---------------------------------------------------------------------------------------------
+# Processes, as in e2e/local-cluster: a pid counts only while its command line names $node/.
+
+pidfile() { echo "$node/pids/$1.pid"; }
+logfile() { echo "$node/logs/$1.log"; }
+pid_of() {
+  local f pid
+  f=$(pidfile "$1")
+  [ -f "$f" ] || return 1
+  pid=$(<"$f")
+  [[ $pid =~ ^[0-9]+$ ]] || return 1
+  [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != Z ] || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$node/" || return 1
+  echo "$pid"
+}
+running() { pid_of "$1" >/dev/null; }
+
+stop_component() {
+  local name=$1 pid deadline
+  if ! pid=$(pid_of "$name"); then rm -f "$(pidfile "$name")"; return 0; fi
+  kill -TERM "$pid" 2>/dev/null || true
+  deadline=$((SECONDS + 10))
+  while running "$name" && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
+  if running "$name"; then
+    say "$name (pid $pid) did not stop within 10 s of SIGTERM; sending SIGKILL"
+    kill -KILL "$pid" 2>/dev/null || true
+    deadline=$((SECONDS + 5))
+    while running "$name" && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
+  fi
+  rm -f "$(pidfile "$name")"
+}
+
+launch() { # launch NAME COMMAND...: in the background, in its own session, logging to logs/NAME.log
+  local name=$1 log; shift
+  log=$(logfile "$name")
+  echo "---- $(date -u +%FT%TZ) starting: $*" >>"$log"
+  setsid "$@" </dev/null >>"$log" 2>&1 9>&- &
+  echo "$!" >"$(pidfile "$name")"
+}
+
+# await NAME TIMEOUT CHECK...: poll CHECK until it passes; fail with the log's end if the
+# component exits or the time runs out.
+await() {
+  local name=$1 timeout=$2 deadline; shift 2
+  deadline=$((SECONDS + timeout))
+  until "$@" >/dev/null 2>&1; do
+    running "$name" || fail "$name" "exited"
+    [ $SECONDS -lt $deadline ] || fail "$name" "did not become ready within $timeout s"
+    sleep 0.5
+  done
+}
+fail() {
+  { echo "real-node: error: $1 $2; its log: $(logfile "$1"); last 20 lines:"
+    tail -n 20 "$(logfile "$1")" 2>/dev/null | sed 's/^/    /'; } >&2
+  exit 1
+}
+
+# ---------------------------------------------------------------------------------------------
+# Certificates and kubeconfigs, signed by the cluster's CA
+
+cert() { # cert NAME SUBJECT: an ECDSA key and a client certificate in $node/pki
+  local ext='basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth'
+  openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$node/pki/$1.key" 2>/dev/null
+  openssl req -new -key "$node/pki/$1.key" -subj "$2" -out "$node/pki/$1.csr" 2>/dev/null
+  openssl x509 -req -in "$node/pki/$1.csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" \
+    -set_serial "0x$(openssl rand -hex 16)" -days 3650 -sha256 \
+    -extfile <(printf '%b\n' "$ext") -out "$node/pki/$1.crt" 2>/dev/null
+  rm -f "$node/pki/$1.csr"
+}
+
+write_kubeconfig() { # write_kubeconfig NAME: $node/NAME.kubeconfig with NAME's certificate
+  local b64='base64 -w0'
+  cat >"$node/$1.kubeconfig" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: cellar-local
+  cluster:
+    server: https://127.0.0.1:$APISERVER_PORT
+    certificate-authority-data: $($b64 <"$pki/ca.crt")
+users:
+- name: $1
+  user:
+    client-certificate-data: $($b64 <"$node/pki/$1.crt")
+    client-key-data: $($b64 <"$node/pki/$1.key")
+contexts:
+- name: cellar-local
+  context:
+    cluster: cellar-local
+    user: $1
+current-context: cellar-local
+EOF
+  chmod 600 "$node/$1.kubeconfig"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Configuration files
+
+write_containerd_config() {
+  mkdir -p "$node/containerd" "$node/cni/net.d"
+  cat >"$node/containerd/config.toml" <<EOF
+version = 2
+root = "$node/containerd/root"
+state = "$node/containerd/state"
+plugin_dir = ""
+disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshotter.v1.btrfs", "io.containerd.snapshotter.v1.devmapper", "io.containerd.snapshotter.v1.zfs", "io.containerd.tracing.processor.v1.otlp"]
+
+[grpc]
+  address = "$node/containerd/containerd.sock"
+
+[ttrpc]
+  address = "$node/containerd/containerd.sock.ttrpc"
+
+[plugins."io.containerd.internal.v1.opt"]
+  path = "$node/containerd/opt"
+
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "$("$realnode/images.sh" ref pause)"
+  stream_server_address = "127.0.0.1"
+  stream_server_port = "0"
+  enable_selinux = false
+  max_container_log_line_size = 16384
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    snapshotter = "overlayfs"
+    default_runtime_name = "runc"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+        SystemdCgroup = false
+        Root = "$node/containerd/runc"
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "/usr/lib/cni"
+    conf_dir = "$node/cni/net.d"
+EOF
+  # The pods' network: one bridge, addresses from host-local, the node as gateway (no masquerade:
+  # nothing is routed beyond this machine). portmap serves hostPort.
+  cat >"$node/cni/net.d/10-cellar.conflist" <<EOF
+{
+  "cniVersion": "1.0.0",
+  "name": "cellar-real-node",
+  "plugins": [
+    {
+      "type": "bridge",
+      "bridge": "$BRIDGE",
+      "isGateway": true,
+      "ipMasq": false,
+      "hairpinMode": true,
+      "ipam": {
+        "type": "host-local",
+        "ranges": [[{"subnet": "$POD_CIDR", "gateway": "$NODE_IP"}]],
+        "routes": [{"dst": "0.0.0.0/0"}],
+        "dataDir": "$node/cni/ipam"
+      }
+    },
+    {"type": "portmap", "capabilities": {"portMappings": true}}
+  ]
+}
+EOF
+}
+
+write_kubelet_config() {
+  mkdir -p "$node/kubelet" "$node/pod-logs"
+  # Pods get the cluster's DNS only; nothing of this machine's resolver configuration.
+  printf 'options ndots:5\n' >"$node/resolv.conf"
+  cat >"$node/kubelet.yaml" <<EOF
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+address: $NODE_IP
+port: 10250
+readOnlyPort: 0
+healthzBindAddress: $NODE_IP
+healthzPort: 10248
+# The API server calls the kubelet (logs, exec, port-forward) without a client certificate.
+authentication:
+  anonymous:
+    enabled: true
+  webhook:
+    enabled: false
+  x509:
+    clientCAFile: $pki/ca.crt
+authorization:
+  mode: AlwaysAllow
+containerRuntimeEndpoint: unix://$node/containerd/containerd.sock
+cgroupDriver: cgroupfs
+failCgroupV1: false
+failSwapOn: false
+clusterDNS: [$NODE_IP]
+clusterDomain: cluster.local
+resolvConf: $node/resolv.conf
+podLogsDir: $node/pod-logs
+staticPodPath: ""
+registerNode: true
+registerWithTaints:
+- key: cellar.dev/real-node
+  value: "true"
+  effect: PreferNoSchedule
+# The state lives in memory (/dev/shm): only real memory pressure evicts.
+evictionHard:
+  memory.available: 200Mi
+  nodefs.available: "1%"
+  imagefs.available: "1%"
+  nodefs.inodesFree: "1%"
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
+serializeImagePulls: false
+nodeStatusReportFrequency: 10s
+nodeStatusUpdateFrequency: 5s
+syncFrequency: 10s
+fileCheckFrequency: 5s
+maxPods: 60
+EOF
+}
+
+write_kube_proxy_config() {
+  cat >"$node/kube-proxy.yaml" <<EOF
+apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+clientConnection:
+  kubeconfig: $node/kube-proxy.kubeconfig
+hostnameOverride: $NODE_NAME
+mode: iptables
+clusterCIDR: $POD_CIDR
+healthzBindAddress: $NODE_IP:10256
+metricsBindAddress: $NODE_IP:10249
+nodePortAddresses: ["$NODE_IP/32"]
+iptables:
+  localhostNodePorts: false
+  masqueradeAll: false
+  syncPeriod: 30s
+  minSyncPeriod: 0s
+# 0: leave this machine's conntrack settings as they are.
+conntrack:
+  maxPerCore: 0
+  min: 0
+  tcpEstablishedTimeout: 0s
+  tcpCloseWaitTimeout: 0s
+EOF
+}
+
+write_coredns_config() {
+  mkdir -p "$node/coredns"
+  # The cluster domain from the API server; every other name is answered NXDOMAIN here and
+  # nothing is forwarded.
+  cat >"$node/coredns/Corefile" <<EOF
+cluster.local:53 in-addr.arpa:53 ip6.arpa:53 {
+  bind $NODE_IP
+  errors
+  health $NODE_IP:8080
+  ready $NODE_IP:8181
+  kubernetes cluster.local in-addr.arpa ip6.arpa {
+    kubeconfig $node/coredns.kubeconfig cellar-local
+    pods insecure
+    ttl 5
+  }
+  cache 5
+}
+.:53 {
+  bind $NODE_IP
+  errors
+  template ANY ANY {
+    rcode NXDOMAIN
+  }
+}
+EOF
+}
+
+# Cluster objects the node needs once: CoreDNS's read access, the StorageClass of its volumes.
+bootstrap_objects() {
+  kubectl_ apply -f - >/dev/null <<EOF
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: cellar:real-node-coredns
+rules:
+- apiGroups: [""]
+  resources: [services, pods, namespaces, endpoints]
+  verbs: [list, watch]
+- apiGroups: [discovery.k8s.io]
+  resources: [endpointslices]
+  verbs: [list, watch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: cellar:real-node-coredns
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: cellar:real-node-coredns
+subjects:
+- apiGroup: rbac.authorization.k8s.io
+  kind: User
+  name: cellar-real-node-coredns
+---
+# Volumes on the real node: directories under the cluster's state directory, provisioned by
+# e2e/realnode/provisioner.sh as local PersistentVolumes bound to this node.
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: real-local
+provisioner: $PROVISIONER
+reclaimPolicy: Delete
+volumeBindingMode: Immediate
+allowVolumeExpansion: true
+EOF
+}
+
+# ---------------------------------------------------------------------------------------------
+# The network: the bridge (made here, so the node's address exists before its components listen
+# on it), forwarding for the pods, and a guard that keeps their traffic on this machine.
+
+network_up() {
+  if ! ip link show "$BRIDGE" >/dev/null 2>&1; then
+    ip link add "$BRIDGE" type bridge
+  fi
+  ip addr show dev "$BRIDGE" | grep -qF " $NODE_IP/24 " || ip addr add "$NODE_IP/24" dev "$BRIDGE"
+  ip link set "$BRIDGE" up
+  # Pod to Service to pod through the node: routed (forwarding), and bridged replies seen by
+  # iptables (br_netfilter), so that kube-proxy's DNAT is undone on the way back.
+  [ -f "$node/sysctl.saved" ] || {
+    echo "ip_forward=$(cat /proc/sys/net/ipv4/ip_forward)"
+    echo "bridge_nf=$(cat /proc/sys/net/bridge/bridge-nf-call-iptables)"
+  } >"$node/sysctl.saved"
+  echo 1 >/proc/sys/net/ipv4/ip_forward
+  echo 1 >/proc/sys/net/bridge/bridge-nf-call-iptables
+  iptables -w -N "$GUARD_CHAIN" 2>/dev/null || iptables -w -F "$GUARD_CHAIN"
+  iptables -w -A "$GUARD_CHAIN" -i "$BRIDGE" -o "$BRIDGE" -j RETURN
+  iptables -w -A "$GUARD_CHAIN" -s "$POD_CIDR" -j DROP
+  iptables -w -A "$GUARD_CHAIN" -d "$POD_CIDR" -j DROP
+  iptables -w -C FORWARD -j "$GUARD_CHAIN" 2>/dev/null || iptables -w -I FORWARD 1 -j "$GUARD_CHAIN"
+}
+
+network_down() {
+  local ip_forward=0 bridge_nf=0
+  if iptables -w -C FORWARD -j "$GUARD_CHAIN" 2>/dev/null; then iptables -w -D FORWARD -j "$GUARD_CHAIN"; fi
+  iptables -w -F "$GUARD_CHAIN" 2>/dev/null || true
+  iptables -w -X "$GUARD_CHAIN" 2>/dev/null || true
+  if ip link show "$BRIDGE" >/dev/null 2>&1; then ip link delete "$BRIDGE"; fi
+  if [ -f "$node/sysctl.saved" ]; then
+    # shellcheck source=/dev/null
+    . "$node/sysctl.saved"
+    echo "$ip_forward" >/proc/sys/net/ipv4/ip_forward
+    echo "$bridge_nf" >/proc/sys/net/bridge/bridge-nf-call-iptables
+  fi
+}
+
+# ---------------------------------------------------------------------------------------------
+# Readiness checks
+
+containerd_ready() { ctr_ version >/dev/null 2>&1; }
+kubelet_ready() {
+  curl -fsS --noproxy '*' --max-time 2 "http://$NODE_IP:10248/healthz" >/dev/null 2>&1 &&
+    [ "$(kubectl_ get node "$NODE_NAME" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null)" = True ]
+}
+kube_proxy_ready() { curl -fsS --noproxy '*' --max-time 2 "http://$NODE_IP:10256/healthz" >/dev/null 2>&1; }
+coredns_ready() { curl -fsS --noproxy '*' --max-time 2 "http://$NODE_IP:8181/ready" >/dev/null 2>&1; }
+
+# ---------------------------------------------------------------------------------------------
+# Commands
+
+ensure_binaries() {
+  local b missing=false
+  for b in kubelet kube-proxy coredns; do [ -x "$nodebin/$b" ] || missing=true; done
+  if ! $missing && ! command -v go >/dev/null; then return 0; fi
+  $missing && say "building kubelet, kube-proxy and CoreDNS (the first build takes several minutes)"
+  mkdir -p "$cache"
+  (
+    flock -w 3600 8 || die "another build holds $cache/build.lock for an hour"
+    "$e2e/cluster/build.sh" node >/dev/null
+  ) 8>"$cache/build.lock" || exit 1
+}
+
+cmd_up() {
+  local t0=$SECONDS c
+  [ "$(id -u)" = 0 ] || die "the real node needs root (containerd, mounts, iptables, a bridge)"
+  { [ -f "$dir/ports" ] && [ -f "$pki/ca.key" ]; } || die "no local cluster in $dir: run e2e/local-cluster up first"
+  # shellcheck source=/dev/null
+  . "$dir/ports"
+  curl -fsS --noproxy '*' --max-time 2 --cacert "$pki/ca.crt" "https://127.0.0.1:$APISERVER_PORT/readyz" >/dev/null 2>&1 ||
+    die "the local cluster in $dir does not answer: run e2e/local-cluster up first"
+  if [ -f "$node/.complete" ]; then
+    local all=true
+    for c in "${COMPONENTS[@]}"; do running "$c" || all=false; done
+    if $all; then say "already running in $node"; return 0; fi
+    say "some components of the node in $node are not running; starting over"
+    cmd_down
+  elif [ -d "$node" ]; then
+    cmd_down
+  fi
+  if ip link show "$BRIDGE" >/dev/null 2>&1; then
+    die "the bridge $BRIDGE exists already: another real node runs on this machine (one at a time; stop it with its 'node down')"
+  fi
+  "$realnode/install-deps.sh"
+  ensure_binaries
+  mkdir -p "$node"/{logs,pids,pki,volumes}
+  finished=false
+  trap 'if ! $finished; then say "node up did not finish; removing what it started"; cmd_down; fi' EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  cert kubelet "/O=system:nodes/CN=system:node:$NODE_NAME"
+  cert kube-proxy "/CN=system:kube-proxy"
+  cert coredns "/CN=cellar-real-node-coredns"
+  for c in kubelet kube-proxy coredns; do write_kubeconfig "$c"; done
+  write_containerd_config
+  write_kubelet_config
+  write_kube_proxy_config
+  write_coredns_config
+  network_up
+  bootstrap_objects
+
+  # Registry traffic goes to a closed port on loopback: nothing is ever pulled.
+  launch containerd env HTTP_PROXY=http://127.0.0.1:9 HTTPS_PROXY=http://127.0.0.1:9 NO_PROXY= \
+    containerd --config "$node/containerd/config.toml" --log-level warn
+  await containerd 30 containerd_ready
+  say "containerd is up ($(containerd --version | awk '{print $3}'))"
+  "$realnode/images.sh" import "$node/containerd/containerd.sock"
+
+  launch kubelet "$nodebin/kubelet" --config="$node/kubelet.yaml" --kubeconfig="$node/kubelet.kubeconfig" \
+    --root-dir="$node/kubelet" --cert-dir="$node/kubelet/pki" --hostname-override="$NODE_NAME" \
+    --node-ip="$NODE_IP" --node-labels="cellar.dev/real-node=true" --v=1
+  await kubelet 120 kubelet_ready
+  say "kubelet registered $NODE_NAME and it is Ready ($("$nodebin/kubelet" --version))"
+  launch kube-proxy "$nodebin/kube-proxy" --config="$node/kube-proxy.yaml" --v=1
+  launch coredns "$nodebin/coredns" -conf "$node/coredns/Corefile"
+  launch provisioner env CELLAR_CLUSTER_DIR="$dir" CELLAR_CACHE="$cache" bash "$realnode/provisioner.sh" "$node/"
+  await kube-proxy 60 kube_proxy_ready
+  await coredns 60 coredns_ready
+  running provisioner || fail provisioner "exited"
+  date -u +%FT%TZ >"$node/.complete"
+  finished=true
+  trap - EXIT INT TERM
+  say "node $NODE_NAME ready in $((SECONDS - t0)) s; logs in $node/logs; StorageClass real-local"
+}
+
+# Every pod sandbox of the node stopped and removed through containerd, which tears down their
+# network namespaces; what the kubelet mounted for pods is unmounted.
+remove_pods() {
+  local id ns
+  if containerd_ready; then
+    for id in $(ctr_ tasks ls -q 2>/dev/null); do ctr_ tasks kill -s SIGKILL "$id" >/dev/null 2>&1 || true; done
+    local deadline=$((SECONDS + 20))
+    while [ -n "$(ctr_ tasks ls -q 2>/dev/null)" ] && [ $SECONDS -lt $deadline ]; do
+      for id in $(ctr_ tasks ls -q 2>/dev/null); do ctr_ tasks delete -f "$id" >/dev/null 2>&1 || true; done
+      sleep 0.5
+    done
+    for id in $(ctr_ containers ls -q 2>/dev/null); do
+      ns=$(ctr_ containers info "$id" 2>/dev/null | jq -r '.Spec.linux.namespaces[]? | select(.type == "network") | .path // empty' || true)
+      case $ns in /var/run/netns/cni-* | /run/netns/cni-*) umount "$ns" 2>/dev/null || true; rm -f "$ns" ;; esac
+      ctr_ containers delete "$id" >/dev/null 2>&1 || true
+    done
+  fi
+}
+
+unmount_under() { # unmount everything mounted below $1, deepest first
+  local m
+  awk -v p="$1/" 'index($5, p) == 1 {print $5}' /proc/self/mountinfo | sort -r | while read -r m; do
+    umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
+  done
+}
+
+cmd_down() {
+  local c
+  [ -d "$node" ] || { say "no real node in $dir"; return 0; }
+  for c in provisioner coredns kubelet; do stop_component "$c"; done
+  remove_pods
+  stop_component kube-proxy
+  stop_component containerd
+  if [ -x "$nodebin/kube-proxy" ] && [ -f "$node/kube-proxy.yaml" ]; then
+    "$nodebin/kube-proxy" --cleanup --config="$node/kube-proxy.yaml" >/dev/null 2>&1 || true
+  fi
+  unmount_under "$node"
+  network_down
+  if [ -f "$kubeconfig" ] && [ -f "$dir/ports" ]; then
+    kubectl_ delete node "$NODE_NAME" --ignore-not-found --wait=false >/dev/null 2>&1 || true
+  fi
+  rm -rf "$node"
+  say "down; removed $node"
+}
+
+cmd_status() {
+  local c pid all=0
+  [ -d "$node" ] || { echo "no real node in $dir"; return 3; }
+  printf '%-12s %-8s %-8s %s\n' COMPONENT STATE PID LOG
+  for c in "${COMPONENTS[@]}"; do
+    if pid=$(pid_of "$c"); then
+      printf '%-12s %-8s %-8s %s\n' "$c" running "$pid" "$(logfile "$c")"
+    else
+      printf '%-12s %-8s %-8s %s\n' "$c" stopped - "$(logfile "$c")"
+      all=3
+    fi
+  done
+  return $all
+}
+
+# One command at a time for this cluster's node.
+mkdir -p "$(dirname "$dir")"
+exec 9>"$dir.node.lock"
+flock -w 600 9 || die "another real-node command holds $dir.node.lock for 10 minutes"
+case ${1:-} in
+  up) cmd_up ;;
+  down) cmd_down ;;
+  status) cmd_status ;;
+  *) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
+esac

@@ -1,0 +1,130 @@
+package dev.cellar.operator.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.cellar.api.v1.Database;
+import dev.cellar.api.v1.DatabaseSpec;
+import dev.cellar.api.v1.DatabaseStatus;
+import dev.cellar.api.v1.Engine;
+import dev.cellar.api.v1.Phase;
+import dev.cellar.testkit.PrometheusText;
+import io.javaoperatorsdk.operator.api.monitoring.Metrics;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class OperatorMetricsTest {
+  static Database db(String name, Phase phase) {
+    Database db = new Database("shop", name, new DatabaseSpec(Engine.POSTGRESQL, "16", "1Gi"));
+    if (phase != null) {
+      DatabaseStatus status = new DatabaseStatus();
+      status.setPhase(phase);
+      db.setStatus(status);
+    }
+    return db;
+  }
+
+  @Test
+  void countsDatabasesByPhaseAtScrapeTime() {
+    OperatorMetrics metrics = new OperatorMetrics();
+    List<Database> cache = new ArrayList<>(List.of(db("a", Phase.Ready), db("b", null)));
+    metrics.countByPhase(cache::stream);
+
+    Map<String, Double> first = PrometheusText.parse(metrics.scrape());
+    assertThat(first).containsEntry("cellar_databases{phase=\"Ready\"}", 1.0);
+    assertThat(first).containsEntry("cellar_databases{phase=\"None\"}", 1.0);
+    assertThat(first).containsEntry("cellar_databases{phase=\"Failed\"}", 0.0);
+
+    cache.add(db("c", Phase.Ready));
+    cache.remove(1);
+    Map<String, Double> second = PrometheusText.parse(metrics.scrape());
+    assertThat(second).containsEntry("cellar_databases{phase=\"Ready\"}", 2.0);
+    assertThat(second).containsEntry("cellar_databases{phase=\"None\"}", 0.0);
+  }
+
+  @Test
+  void timesWholeReconcilesAsAHistogramByOutcome() throws Exception {
+    OperatorMetrics metrics = new OperatorMetrics();
+    assertThat(metrics.timeControllerExecution(execution("reconcile", () -> "done")))
+        .isEqualTo("done");
+    assertThatThrownBy(
+            () ->
+                metrics.timeControllerExecution(
+                    execution(
+                        "reconcile",
+                        () -> {
+                          throw new IllegalStateException("boom");
+                        })))
+        .hasRootCauseMessage("boom");
+
+    Map<String, Double> samples = PrometheusText.parse(metrics.scrape());
+    assertThat(
+            PrometheusText.sum(
+                samples, "cellar_reconcile_duration_seconds_count", "outcome=\"success\""))
+        .isEqualTo(1.0);
+    assertThat(
+            PrometheusText.sum(
+                samples, "cellar_reconcile_duration_seconds_count", "outcome=\"failure\""))
+        .isEqualTo(1.0);
+    assertThat(samples.keySet())
+        .anyMatch(k -> k.startsWith("cellar_reconcile_duration_seconds_bucket{"));
+  }
+
+  @Test
+  void jvmMetricsAreThere() {
+    Map<String, Double> samples = PrometheusText.parse(new OperatorMetrics().scrape());
+    assertThat(PrometheusText.sum(samples, "jvm_memory_used_bytes")).isPositive();
+    assertThat(PrometheusText.sum(samples, "jvm_threads_live_threads")).isPositive();
+  }
+
+  @Test
+  void theReaderRefusesWhatIsNotPrometheusText() {
+    assertThatThrownBy(() -> PrometheusText.parse("up 1\nnot a metric line\n"))
+        .hasMessageContaining("line 2");
+    assertThatThrownBy(() -> PrometheusText.parse("# TYPE up bogus\n"))
+        .hasMessageContaining("line 1");
+    assertThat(PrometheusText.parse("# HELP up it is\n# TYPE up gauge\nup{a=\"b\"} 1.5e3\n"))
+        .containsEntry("up{a=\"b\"}", 1500.0);
+  }
+
+  interface Body<T> {
+    T run() throws Exception;
+  }
+
+  static <T> Metrics.ControllerExecution<T> execution(String name, Body<T> body) {
+    return new Metrics.ControllerExecution<>() {
+      @Override
+      public String name() {
+        return name;
+      }
+
+      @Override
+      public String controllerName() {
+        return "databasereconciler";
+      }
+
+      @Override
+      public String successTypeName(T result) {
+        return "success";
+      }
+
+      @Override
+      public ResourceID resourceID() {
+        return new ResourceID("orders-db", "shop");
+      }
+
+      @Override
+      public Map<String, Object> metadata() {
+        return Map.of();
+      }
+
+      @Override
+      public T execute() throws Exception {
+        return body.run();
+      }
+    };
+  }
+}
