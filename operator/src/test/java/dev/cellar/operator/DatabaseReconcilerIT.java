@@ -29,6 +29,8 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.javaoperatorsdk.operator.junit.LocallyRunOperatorExtension;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -294,11 +296,29 @@ class DatabaseReconcilerIT extends ReconcilerTestBase {
         .pollInterval(Duration.ofSeconds(5))
         .until(() -> last.set(0, versions.get()).equals(last.get(0)));
     List<String> before = versions.get();
-    await("two idle minutes")
-        .during(Duration.ofMinutes(2))
+    // Each poll also touches the pod, an event that makes the operator reconcile: a reconcile with
+    // nothing to do must write nothing (the headless Service was once updated on every one).
+    java.util.concurrent.atomic.AtomicInteger touches =
+        new java.util.concurrent.atomic.AtomicInteger();
+    await("90 idle seconds with a reconcile every 10 s")
+        .during(Duration.ofSeconds(90))
         .atMost(Duration.ofMinutes(3))
         .pollInterval(Duration.ofSeconds(10))
-        .until(() -> versions.get().equals(before));
+        .until(
+            () -> {
+              boolean same = versions.get().equals(before);
+              operator
+                  .getKubernetesClient()
+                  .pods()
+                  .inNamespace(operator.getNamespace())
+                  .withName("idle-0")
+                  .patch(
+                      PatchContext.of(PatchType.JSON_MERGE),
+                      "{\"metadata\":{\"annotations\":{\"cellar.dev/test-touch\":\""
+                          + touches.incrementAndGet()
+                          + "\"}}}");
+              return same;
+            });
   }
 
   @Test

@@ -121,6 +121,9 @@ class DayTwoIT extends ReconcilerTestBase {
   @Test
   void storageGrowsOnAnExpandableClassWithoutRestartingPods() {
     createReady("grow", Engine.MARIADB, "11.4", s -> s.setStorageClassName("standard"));
+    assertThat(hasEvent("grow", StorageResize.RESIZING))
+        .as("volumes being provisioned are no resize")
+        .isFalse();
     String stsUid = sts("grow").getMetadata().getUid();
     String podUid = operator.get(Pod.class, "grow-0").getMetadata().getUid();
 

@@ -6,11 +6,16 @@ import dev.cellar.operator.engine.EngineProfiles;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.ServicePortBuilder;
+import io.fabric8.kubernetes.api.model.ServiceSpec;
 import io.fabric8.kubernetes.api.model.ServiceSpecBuilder;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.processing.dependent.Matcher;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * The three Services of a Database share one informer (the headless Service dependent's, which the
@@ -62,5 +67,45 @@ abstract class ServiceChild extends OwnedChild<Service> {
         .withMetadata(metadata(db, Labels.Component.DATABASE))
         .withSpec(spec.build())
         .build();
+  }
+
+  /**
+   * Compares only what Cellar sets. JOSDK's generic JSON-diff matcher found the headless Service
+   * different on every reconcile and updated it each time, an API write per reconcile.
+   */
+  @Override
+  public Matcher.Result<Service> match(
+      Service actual, Service desired, Database db, Context<Database> context) {
+    return Matcher.Result.computed(matches(desired, actual), desired);
+  }
+
+  /** Whether {@code actual} has every label, port and spec field that {@code desired} sets. */
+  static boolean matches(Service desired, Service actual) {
+    Map<String, String> labels = actual.getMetadata().getLabels();
+    ServiceSpec want = desired.getSpec();
+    ServiceSpec have = actual.getSpec();
+    return labels != null
+        && labels.entrySet().containsAll(desired.getMetadata().getLabels().entrySet())
+        && have != null
+        && Objects.equals(want.getSelector(), have.getSelector())
+        && Objects.equals(want.getType(), have.getType())
+        && (want.getClusterIP() == null || want.getClusterIP().equals(have.getClusterIP()))
+        && (want.getPublishNotReadyAddresses() == null
+            || want.getPublishNotReadyAddresses().equals(have.getPublishNotReadyAddresses()))
+        && ports(want).equals(ports(have));
+  }
+
+  private static List<List<Object>> ports(ServiceSpec spec) {
+    return spec.getPorts() == null
+        ? List.of()
+        : spec.getPorts().stream()
+            .map(
+                (ServicePort p) ->
+                    List.<Object>of(
+                        Objects.toString(p.getName(), ""),
+                        p.getPort(),
+                        Objects.toString(p.getTargetPort(), ""),
+                        Objects.toString(p.getProtocol(), "TCP")))
+            .toList();
   }
 }

@@ -98,9 +98,11 @@ public final class StorageResize {
           .delete();
       return new Outcome(Optional.of(RESIZING), "growing the data volumes to " + wanted, null);
     }
+    // A claim without a capacity is still being provisioned: that is not a resize.
     List<String> pending =
         data.stream()
             .filter(c -> !VolumeExpansion.smaller(VolumeExpansion.requested(c), wanted))
+            .filter(c -> VolumeExpansion.capacity(c).isPresent())
             .filter(c -> VolumeExpansion.smaller(VolumeExpansion.capacity(c), wanted))
             .map(c -> c.getMetadata().getName())
             .toList();
@@ -121,6 +123,7 @@ public final class StorageResize {
             .filter(c -> c.getMetadata().getName().equals(BackupPvcDependent.name(db)))
             .findFirst();
     if (backup.isEmpty()
+        || VolumeExpansion.capacity(backup.get()).isEmpty()
         || !VolumeExpansion.smaller(VolumeExpansion.capacity(backup.get()), wanted)) {
       return Outcome.NONE;
     }

@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import java.nio.charset.StandardCharsets;
@@ -189,6 +190,64 @@ class DesiredStateTest {
                 .getPersistentVolumeClaim()
                 .getClaimName())
         .isEqualTo("orders-db-backups");
+  }
+
+  @Test
+  void servicesMatchWhatTheApiServerDefaultedAndNotWhatSomeoneChanged() {
+    Database db = db(Engine.POSTGRESQL, "16");
+    Service desired = new HeadlessServiceDependent().desired(db, null);
+    Service served =
+        new ServiceBuilder(desired)
+            .editMetadata()
+            .addToLabels("team", "payments")
+            .endMetadata()
+            .editSpec()
+            .withClusterIPs("None")
+            .withIpFamilies("IPv4")
+            .withIpFamilyPolicy("SingleStack")
+            .withSessionAffinity("None")
+            .withInternalTrafficPolicy("Cluster")
+            .endSpec()
+            .build();
+    assertThat(ServiceChild.matches(desired, served)).isTrue();
+    assertThat(
+            ServiceChild.matches(
+                desired,
+                new ServiceBuilder(served)
+                    .editSpec()
+                    .editFirstPort()
+                    .withPort(1)
+                    .endPort()
+                    .endSpec()
+                    .build()))
+        .as("an edited port")
+        .isFalse();
+    assertThat(
+            ServiceChild.matches(
+                desired,
+                new ServiceBuilder(served).editSpec().addToSelector("x", "y").endSpec().build()))
+        .as("an edited selector")
+        .isFalse();
+    assertThat(
+            ServiceChild.matches(
+                desired,
+                new ServiceBuilder(served)
+                    .editSpec()
+                    .withPublishNotReadyAddresses(false)
+                    .endSpec()
+                    .build()))
+        .isFalse();
+    Service primary = new PrimaryServiceDependent().desired(db, null);
+    assertThat(
+            ServiceChild.matches(
+                primary,
+                new ServiceBuilder(primary)
+                    .editSpec()
+                    .withClusterIP("10.96.0.7")
+                    .endSpec()
+                    .build()))
+        .as("the cluster IP the API server assigned")
+        .isTrue();
   }
 
   @Test
