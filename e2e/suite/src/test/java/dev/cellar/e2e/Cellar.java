@@ -32,6 +32,7 @@ final class Cellar implements AutoCloseable {
   final Path logs;
   private final Path kubeconfig;
   private final Map<String, String> env;
+  private List<String> jvmOptions = List.of();
   private Process process;
   private int restarts;
 
@@ -49,6 +50,11 @@ final class Cellar implements AutoCloseable {
 
   /** Like {@link #install(String)}, with extra or overriding operator settings. */
   static Cellar install(String scenario, Map<String, String> settings) {
+    return install(scenario, settings, List.of("-Xmx256m"));
+  }
+
+  /** Like {@link #install(String, Map)}, with the operator JVM's options. */
+  static Cellar install(String scenario, Map<String, String> settings, List<String> jvmOptions) {
     LocalCluster cluster = LocalCluster.get();
     Path root = LocalCluster.repoRoot();
     Path logs = root.resolve("e2e/suite/target/e2e-logs").resolve(scenario);
@@ -97,6 +103,7 @@ final class Cellar implements AutoCloseable {
                 NAMESPACE));
     env.putAll(settings);
     Cellar cellar = new Cellar(cluster, logs, kubeconfig, env);
+    cellar.jvmOptions = List.copyOf(jvmOptions);
     cellar.start();
     return cellar;
   }
@@ -173,7 +180,9 @@ final class Cellar implements AutoCloseable {
     if (!Files.exists(jar)) {
       throw new IllegalStateException(jar + " is missing: run mvn package first");
     }
-    List<String> command = new ArrayList<>(List.of("java", "-Xmx256m", "-jar", jar.toString()));
+    List<String> command = new ArrayList<>(List.of("java"));
+    command.addAll(jvmOptions);
+    command.addAll(List.of("-jar", jar.toString()));
     ProcessBuilder builder = new ProcessBuilder(command);
     builder.environment().putAll(env);
     Path log = logs.resolve(restarts == 0 ? "operator.log" : "operator-" + restarts + ".log");
@@ -184,6 +193,24 @@ final class Cellar implements AutoCloseable {
       throw new UncheckedIOException(e);
     }
     restarts++;
+  }
+
+  /** When the current process started. */
+  java.time.Instant startedAt() {
+    return process.info().startInstant().orElseThrow();
+  }
+
+  /** Stops the operator as Kubernetes would (SIGTERM, then SIGKILL after 20 s). */
+  void stop() {
+    if (process != null && process.isAlive()) {
+      process.destroy();
+      try {
+        process.waitFor(20, java.util.concurrent.TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      process.destroyForcibly();
+    }
   }
 
   /** Kills the operator as the OOM killer or a node failure would: SIGKILL, no shutdown. */
@@ -239,22 +266,9 @@ final class Cellar implements AutoCloseable {
 
   @Override
   public void close() {
-    if (process != null && process.isAlive()) {
-      process.destroy();
-      try {
-        process.waitFor(
-            java.util.concurrent.TimeUnit.SECONDS.toMillis(20),
-            java.util.concurrent.TimeUnit.MILLISECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      process.destroyForcibly();
-    }
+    stop();
     // Keep the cluster components' logs next to the operator's for this scenario.
-    Path clusterLogs =
-        Path.of(
-            System.getenv().getOrDefault("CELLAR_CLUSTER_DIR", "/dev/shm/cellar-local-cluster"),
-            "logs");
+    Path clusterLogs = LocalCluster.stateDir().resolve("logs");
     if (cluster.isLocal() && Files.isDirectory(clusterLogs)) {
       try (var files = Files.list(clusterLogs)) {
         for (Path file :

@@ -118,6 +118,27 @@ public final class LocalCluster {
     return new KubernetesClientBuilder().withConfig(config()).build();
   }
 
+  /** Throws the local cluster away and starts an empty one in its place (benchmarks). */
+  public void recreate() {
+    if (!local) {
+      throw new IllegalStateException("recreate needs the local cluster");
+    }
+    Path script = repoRoot.resolve("e2e/local-cluster");
+    run(script, "down");
+    Result up = run(script, "up");
+    if (up.exitCode() != 0) {
+      throw new IllegalStateException("e2e/local-cluster up failed:\n" + up.tail(40));
+    }
+  }
+
+  /** The local cluster's state directory (logs, audit log). */
+  public static Path stateDir() {
+    return Path.of(
+        Optional.ofNullable(System.getenv("CELLAR_CLUSTER_DIR"))
+            .filter(s -> !s.isBlank())
+            .orElse("/dev/shm/cellar-local-cluster"));
+  }
+
   /** Stops one component (etcd, apiserver, controller-manager, scheduler, kwok) for fault tests. */
   public void stop(String component) {
     component("stop", component);

@@ -1,0 +1,150 @@
+package dev.cellar.e2e;
+
+import dev.cellar.testkit.LocalCluster;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/** The results table of docs/benchmarks.md: everything below its marker line is rewritten. */
+final class BenchReport {
+  static final String MARKER = "<!-- Everything below is written by bin/bench. -->";
+
+  private BenchReport() {}
+
+  /** One size's numbers, filled in as the benchmark measures them. */
+  static final class Row {
+    final int n;
+    Duration floor;
+    Duration converge;
+    List<Duration> latencies;
+    Audit.Counts convergeWrites;
+    long peakRssKiB;
+    long heapUsed;
+    long heapLive;
+    Audit.Counts idleWrites;
+    double readsPerMinute;
+    Audit.Counts idleReads;
+    int churned;
+    Duration churn;
+    Duration firstReconcile;
+    Duration ready;
+
+    Row(int n) {
+      this.n = n;
+    }
+
+    Duration percentile(double p) {
+      return latencies.get((int) Math.min(latencies.size() - 1, Math.floor(p * latencies.size())));
+    }
+
+    @Override
+    public String toString() {
+      return line(this);
+    }
+  }
+
+  static void write(List<Row> rows, int threads, Duration idle) throws IOException {
+    Path file = LocalCluster.repoRoot().resolve("docs/benchmarks.md");
+    String head =
+        Files.exists(file) && Files.readString(file).contains(MARKER)
+            ? Files.readString(file).substring(0, Files.readString(file).indexOf(MARKER))
+            : "# Benchmarks\n\n";
+    List<String> out = new ArrayList<>();
+    out.add(MARKER);
+    out.add("");
+    out.add(
+        String.format(
+            Locale.ROOT,
+            "Run on %s (UTC) on %d cores and %.0f GiB, local cluster (Kubernetes %s, kwok nodes),"
+                + " %d creating threads and RECONCILE_THREADS=%d, idle window %d s, operator JVM"
+                + " %s. Command: `%s`.",
+            LocalDate.now(ZoneOffset.UTC),
+            Runtime.getRuntime().availableProcessors(),
+            memoryGiB(),
+            kubernetesVersion(),
+            threads,
+            threads,
+            idle.toSeconds(),
+            String.join(" ", ScaleBenchmark.JVM),
+            System.getProperty("bench.command", "bin/bench")));
+    out.add("");
+    out.add(
+        "| N | floor | Cellar | ratio | per Database p50 / p95 / max | operator writes"
+            + " per Database | idle writes | idle reads / min | peak RSS | heap used / live"
+            + " | start-up: first reconcile / ready | repair 10 % |");
+    out.add("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    rows.forEach(r -> out.add(line(r)));
+    out.add("");
+    out.add("The operator's requests by verb and resource:");
+    out.add("");
+    for (Row r : rows) {
+      out.add("- N = " + r.n + ", during convergence: " + r.convergeWrites.byVerbAndResource());
+      out.add(
+          "- N = "
+              + r.n
+              + ", idle writes: "
+              + r.idleWrites.byVerbAndResource()
+              + "; idle reads: "
+              + r.idleReads.byVerbAndResource());
+    }
+    out.add("");
+    Files.createDirectories(file.getParent());
+    Files.writeString(file, head + String.join("\n", out));
+  }
+
+  static String line(Row r) {
+    return String.format(
+        Locale.ROOT,
+        "| %d | %s | %s | %.2f | %s / %s / %s | %.1f | %s | %.1f | %d MiB | %d / %d MiB"
+            + " | %s / %s | %s (%d) |",
+        r.n,
+        seconds(r.floor),
+        seconds(r.converge),
+        r.converge.toMillis() / (double) r.floor.toMillis(),
+        seconds(r.percentile(0.5)),
+        seconds(r.percentile(0.95)),
+        seconds(r.latencies.get(r.latencies.size() - 1)),
+        r.convergeWrites.total() / (double) r.n,
+        r.idleWrites,
+        r.readsPerMinute,
+        r.peakRssKiB / 1024,
+        r.heapUsed >> 20,
+        r.heapLive >> 20,
+        seconds(r.firstReconcile),
+        seconds(r.ready),
+        seconds(r.churn),
+        r.churned);
+  }
+
+  static String seconds(Duration d) {
+    return String.format(Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
+  }
+
+  static double memoryGiB() {
+    try {
+      return Files.readAllLines(Path.of("/proc/meminfo")).stream()
+              .filter(l -> l.startsWith("MemTotal:"))
+              .mapToLong(l -> Long.parseLong(l.replaceAll("[^0-9]", "")))
+              .findFirst()
+              .orElse(0)
+          / 1024.0
+          / 1024.0;
+    } catch (IOException e) {
+      return 0;
+    }
+  }
+
+  static String kubernetesVersion() {
+    try (var client = LocalCluster.get().newClient()) {
+      return client.getKubernetesVersion().getGitVersion();
+    } catch (RuntimeException e) {
+      return "unknown";
+    }
+  }
+}

@@ -1,0 +1,401 @@
+package dev.cellar.e2e;
+
+import static org.awaitility.Awaitility.await;
+
+import dev.cellar.api.v1.Database;
+import dev.cellar.api.v1.DatabaseSpec;
+import dev.cellar.api.v1.Engine;
+import dev.cellar.testkit.LocalCluster;
+import dev.cellar.testkit.PrometheusText;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * How fast Cellar converges, what it costs and how that grows with N (docs/benchmarks.md). Run by
+ * {@code bin/bench} ({@code mvn -Pbench}), never by {@code mvn verify}: it measures and reports, it
+ * asserts no timings. Each size gets a fresh local cluster, once for Cellar and once for the floor:
+ * a plain client creating the same children Cellar made, with the same concurrency.
+ */
+class ScaleBenchmark {
+  static final String NS = "bench";
+  static final String OPERATOR_USER = "system:serviceaccount:cellar-system:cellar-operator";
+  static final Set<String> WRITES =
+      Set.of("create", "update", "patch", "delete", "deletecollection");
+  static final Set<String> READS = Set.of("get", "list", "watch");
+
+  /** The JVM of the Deployment: 512Mi limit, 75 % of it for the heap. */
+  static final List<String> JVM = List.of("-Xmx384m", "-XX:+ExitOnOutOfMemoryError");
+
+  final int threads = Integer.getInteger("bench.threads", 10);
+  final Duration idle = Duration.ofSeconds(Long.getLong("bench.idleSeconds", 300));
+  final HttpClient http = HttpClient.newHttpClient();
+
+  @Test
+  void scale() throws Exception {
+    List<Integer> sizes =
+        List.of(System.getProperty("bench.sizes", "100").split(",")).stream()
+            .map(String::trim)
+            .map(Integer::parseInt)
+            .toList();
+    List<BenchReport.Row> rows = new ArrayList<>();
+    for (int n : sizes) {
+      rows.add(measure(n));
+      System.out.println("bench: " + rows.get(rows.size() - 1));
+    }
+    BenchReport.write(rows, threads, idle);
+  }
+
+  BenchReport.Row measure(int n) throws Exception {
+    LocalCluster cluster = LocalCluster.get();
+    cluster.recreate();
+    BenchReport.Row row = new BenchReport.Row(n);
+    List<List<HasMetadata>> children;
+    try (KubernetesClient client = cluster.newClient();
+        Cellar cellar =
+            Cellar.install(
+                "bench-" + n,
+                Map.of("LEADER_ELECTION", "false", "RECONCILE_THREADS", String.valueOf(threads)),
+                JVM)) {
+      client
+          .namespaces()
+          .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
+          .create();
+      await("operator ready")
+          .atMost(Duration.ofMinutes(2))
+          .ignoreExceptions()
+          .until(() -> status(cellar, "/readyz") == 200);
+
+      // Converge: N Databases created at once by `threads` clients.
+      FirstSeen<Database> ready =
+          new FirstSeen<>(
+              client.resources(Database.class).inNamespace(NS).inform(), ScaleBenchmark::isReady);
+      Map<String, Instant> created = new ConcurrentHashMap<>();
+      Instant start = Instant.now();
+      inParallel(
+          IntStream.range(0, n).boxed().toList(),
+          i -> {
+            String name = "db-" + i;
+            client.resources(Database.class).inNamespace(NS).resource(database(name, i)).create();
+            created.put(name, Instant.now());
+          });
+      Duration deadline = Duration.ofMinutes(10).plusSeconds(n);
+      await(n + " Databases Ready")
+          .atMost(deadline)
+          .pollInterval(Duration.ofMillis(200))
+          .until(() -> ready.count() == n);
+      ready.close();
+      Instant converged = ready.last();
+      row.converge = Duration.between(start, converged);
+      row.latencies =
+          created.entrySet().stream()
+              .map(e -> Duration.between(e.getValue(), ready.at(e.getKey())))
+              .sorted()
+              .toList();
+      row.convergeWrites = Audit.count(OPERATOR_USER, WRITES, start, converged);
+
+      // Cost after convergence.
+      row.peakRssKiB = procStatus(cellar.pid(), "VmHWM");
+      row.heapUsed = heapUsed(cellar);
+      LocalCluster.exec(List.of("jcmd", String.valueOf(cellar.pid()), "GC.run"), null);
+      row.heapLive = heapUsed(cellar);
+
+      // Idle: what the operator writes and reads while nothing changes.
+      Instant idleStart = Instant.now();
+      await("idle window").pollDelay(idle).atMost(idle.plusMinutes(1)).until(cellar::isAlive);
+      Instant idleEnd = Instant.now();
+      Audit.Counts writes = Audit.count(OPERATOR_USER, WRITES, idleStart, idleEnd);
+      Audit.Counts reads = Audit.count(OPERATOR_USER, READS, idleStart, idleEnd);
+      row.idleWrites = writes;
+      row.idleReads = reads;
+      row.readsPerMinute = reads.total() * 60.0 / Duration.between(idleStart, idleEnd).toSeconds();
+
+      // Churn: 10 % of the StatefulSets deleted at once.
+      List<StatefulSet> victims =
+          client.apps().statefulSets().inNamespace(NS).list().getItems().stream()
+              .filter(s -> Integer.parseInt(s.getMetadata().getName().substring(3)) % 10 == 0)
+              .toList();
+      Set<String> oldUids =
+          victims.stream().map(s -> s.getMetadata().getUid()).collect(Collectors.toSet());
+      Instant churnStart = Instant.now();
+      client.resourceList(victims).delete();
+      await("churned StatefulSets back and ready")
+          .atMost(deadline)
+          .pollInterval(Duration.ofMillis(200))
+          .until(
+              () ->
+                  victims.stream()
+                      .map(
+                          v ->
+                              client
+                                  .apps()
+                                  .statefulSets()
+                                  .inNamespace(NS)
+                                  .withName(v.getMetadata().getName())
+                                  .get())
+                      .allMatch(
+                          s ->
+                              s != null
+                                  && !oldUids.contains(s.getMetadata().getUid())
+                                  && ready(s)));
+      row.churned = victims.size();
+      row.churn = Duration.between(churnStart, Instant.now());
+
+      // Start-up with N Databases: process start to /readyz and to the first reconcile.
+      cellar.stop();
+      cellar.start();
+      Instant processStart = cellar.startedAt();
+      await("restarted operator reconciles")
+          .atMost(Duration.ofMinutes(3))
+          .pollInterval(Duration.ofMillis(20))
+          .ignoreExceptions()
+          .until(
+              () ->
+                  PrometheusText.sum(metrics(cellar), "operator_sdk_reconciliations_started_total")
+                      > 0);
+      row.firstReconcile = Duration.between(processStart, Instant.now());
+      await("restarted operator ready")
+          .atMost(Duration.ofMinutes(3))
+          .pollInterval(Duration.ofMillis(20))
+          .ignoreExceptions()
+          .until(() -> status(cellar, "/readyz") == 200);
+      row.ready = Duration.between(processStart, Instant.now());
+
+      children = Floor.children(client);
+    }
+
+    // The floor: the same children from a plain client, on a fresh cluster.
+    cluster.recreate();
+    try (KubernetesClient client = cluster.newClient()) {
+      client
+          .namespaces()
+          .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
+          .create();
+      FirstSeen<StatefulSet> ready =
+          new FirstSeen<>(
+              client.apps().statefulSets().inNamespace(NS).inform(), ScaleBenchmark::ready);
+      Instant start = Instant.now();
+      inParallel(children, objects -> objects.forEach(o -> client.resource(o).create()));
+      await("floor: " + n + " StatefulSets ready")
+          .atMost(Duration.ofMinutes(10).plusSeconds(n))
+          .pollInterval(Duration.ofMillis(200))
+          .until(() -> ready.count() == children.size());
+      ready.close();
+      row.floor = Duration.between(start, ready.last());
+    }
+    return row;
+  }
+
+  static Database database(String name, int i) {
+    Engine engine = i % 2 == 0 ? Engine.POSTGRESQL : i % 4 == 1 ? Engine.MYSQL : Engine.MARIADB;
+    String version =
+        Map.of(Engine.POSTGRESQL, "16", Engine.MYSQL, "8.4", Engine.MARIADB, "11.4").get(engine);
+    return new Database(NS, name, new DatabaseSpec(engine, version, "1Gi"));
+  }
+
+  static boolean isReady(Database db) {
+    return db.getStatus() != null
+        && Objects.equals(db.getStatus().getObservedGeneration(), db.getMetadata().getGeneration())
+        && db.getStatus().getConditions() != null
+        && db.getStatus().getConditions().stream()
+            .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+  }
+
+  static boolean ready(StatefulSet s) {
+    return s.getStatus() != null
+        && s.getStatus().getReadyReplicas() != null
+        && s.getStatus().getReadyReplicas() >= s.getSpec().getReplicas();
+  }
+
+  /** Runs {@code task} over {@code items} on {@link #threads} threads and waits for all. */
+  <T> void inParallel(List<T> items, java.util.function.Consumer<T> task)
+      throws InterruptedException {
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    List<java.util.concurrent.Future<?>> futures =
+        items.stream().map(i -> pool.submit(() -> task.accept(i))).collect(Collectors.toList());
+    pool.shutdown();
+    pool.awaitTermination(30, TimeUnit.MINUTES);
+    for (var f : futures) {
+      try {
+        f.get();
+      } catch (java.util.concurrent.ExecutionException e) {
+        throw new IllegalStateException(e.getCause());
+      }
+    }
+  }
+
+  int status(Cellar cellar, String path) throws Exception {
+    return http.send(request(cellar, path), HttpResponse.BodyHandlers.discarding()).statusCode();
+  }
+
+  Map<String, Double> metrics(Cellar cellar) throws Exception {
+    return PrometheusText.parse(
+        http.send(request(cellar, "/metrics"), HttpResponse.BodyHandlers.ofString()).body());
+  }
+
+  long heapUsed(Cellar cellar) throws Exception {
+    return (long) PrometheusText.sum(metrics(cellar), "jvm_memory_used_bytes", "area=\"heap\"");
+  }
+
+  static HttpRequest request(Cellar cellar, String path) {
+    return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + cellar.httpPort() + path))
+        .timeout(Duration.ofSeconds(5))
+        .build();
+  }
+
+  /** A field of /proc/PID/status in KiB (VmHWM: the peak resident set). */
+  static long procStatus(long pid, String field) throws Exception {
+    return Files.readAllLines(Path.of("/proc", String.valueOf(pid), "status")).stream()
+        .filter(l -> l.startsWith(field + ":"))
+        .map(l -> Long.parseLong(l.replaceAll("[^0-9]", "")))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  /** When each object first matched a predicate, seen by an informer. */
+  static final class FirstSeen<T extends HasMetadata> implements ResourceEventHandler<T> {
+    private final SharedIndexInformer<T> informer;
+    private final Predicate<T> predicate;
+    private final Map<String, Instant> seen = new ConcurrentHashMap<>();
+
+    FirstSeen(SharedIndexInformer<T> informer, Predicate<T> predicate) {
+      this.informer = informer;
+      this.predicate = predicate;
+      informer.addEventHandler(this);
+    }
+
+    private void look(T object) {
+      if (predicate.test(object)) {
+        seen.putIfAbsent(object.getMetadata().getName(), Instant.now());
+      }
+    }
+
+    @Override
+    public void onAdd(T object) {
+      look(object);
+    }
+
+    @Override
+    public void onUpdate(T old, T object) {
+      look(object);
+    }
+
+    @Override
+    public void onDelete(T object, boolean unknown) {}
+
+    int count() {
+      return seen.size();
+    }
+
+    Instant at(String name) {
+      return seen.get(name);
+    }
+
+    Instant last() {
+      return seen.values().stream().max(Comparator.naturalOrder()).orElseThrow();
+    }
+
+    void close() {
+      informer.close();
+    }
+  }
+
+  /** The children Cellar made, as a plain client would create them: per Database, in order. */
+  static final class Floor {
+    static List<List<HasMetadata>> children(KubernetesClient client) {
+      String selector = "app.kubernetes.io/managed-by=cellar-operator";
+      List<HasMetadata> all = new ArrayList<>();
+      all.addAll(client.secrets().inNamespace(NS).withLabelSelector(selector).list().getItems());
+      all.addAll(client.configMaps().inNamespace(NS).withLabelSelector(selector).list().getItems());
+      all.addAll(client.services().inNamespace(NS).withLabelSelector(selector).list().getItems());
+      all.addAll(
+          client
+              .persistentVolumeClaims()
+              .inNamespace(NS)
+              .withLabelSelector(selector)
+              .list()
+              .getItems()
+              .stream()
+              .filter(p -> !p.getMetadata().getName().startsWith("data-"))
+              .toList());
+      all.addAll(
+          client
+              .apps()
+              .statefulSets()
+              .inNamespace(NS)
+              .withLabelSelector(selector)
+              .list()
+              .getItems());
+      all.addAll(
+          client
+              .batch()
+              .v1()
+              .cronjobs()
+              .inNamespace(NS)
+              .withLabelSelector(selector)
+              .list()
+              .getItems());
+      Map<String, List<HasMetadata>> byDatabase = new LinkedHashMap<>();
+      for (HasMetadata object : all) {
+        byDatabase
+            .computeIfAbsent(
+                object.getMetadata().getLabels().get("app.kubernetes.io/instance"),
+                k -> new ArrayList<>())
+            .add(fresh(object));
+      }
+      return List.copyOf(byDatabase.values());
+    }
+
+    /** What a client would send: name, labels, spec; nothing the API server or GC filled in. */
+    static HasMetadata fresh(HasMetadata object) {
+      ObjectMeta old = object.getMetadata();
+      object.setMetadata(
+          new ObjectMetaBuilder()
+              .withName(old.getName())
+              .withNamespace(old.getNamespace())
+              .withLabels(old.getLabels())
+              .withAnnotations(
+                  object instanceof PersistentVolumeClaim ? null : old.getAnnotations())
+              .build());
+      if (object instanceof Service service && !"None".equals(service.getSpec().getClusterIP())) {
+        service.getSpec().setClusterIP(null);
+        service.getSpec().setClusterIPs(null);
+      }
+      if (object instanceof PersistentVolumeClaim pvc) {
+        pvc.getSpec().setVolumeName(null);
+        pvc.setStatus(null);
+      }
+      return object;
+    }
+  }
+}
