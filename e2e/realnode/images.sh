@@ -40,15 +40,21 @@ packages() {
   esac
 }
 
-# The recipe of an image: this script, its files, and for the database images the versions of
-# their packages that apt would install now.
+# The recipe of an image: the functions of this script that make it, its files, and for the
+# database images the versions of their packages that apt would install now.
 recipe_hash() {
-  local name=$1 files
-  if [ "$name" = pause ]; then files=("$here/pause/go.mod" "$here/pause/main.go"); else files=("$here/images/$name"/*); fi
+  local name=$1
   {
-    cat "$self" "${files[@]}"
-    # shellcheck disable=SC2046 # one word per package
-    [ "$name" = pause ] || apt-cache policy $(packages "$name") 2>/dev/null | grep -E '^[^ ]|Candidate'
+    declare -f ref oci_archive blob
+    if [ "$name" = pause ]; then
+      declare -f build_pause
+      cat "$here/pause/go.mod" "$here/pause/main.go"
+    else
+      declare -f packages build_db customize runtime_config debian_sources
+      cat "$here/images/$name"/*
+      # shellcheck disable=SC2046 # one word per package
+      apt-cache policy $(packages "$name") 2>/dev/null | grep -E '^[^ ]|Candidate'
+    fi
   } | sha256sum | cut -c1-12
 }
 archive_of() { echo "$cache/$1-$(recipe_hash "$1").tar"; }
@@ -137,7 +143,8 @@ build_db() {
   # No cluster made by the package: the entrypoint initialises PGDATA.
   # shellcheck disable=SC2016 # $1 is mmdebstrap's, expanded by its hook shell
   [ "$name" != postgres ] || hooks+=(--essential-hook='mkdir -p "$1/etc/postgresql-common" && echo "create_main_cluster = false" >"$1/etc/postgresql-common/createcluster.conf"')
-  mmdebstrap --quiet --variant=essential --mode=root --format=tar \
+  # /run is kept (customize empties it and makes the sockets' directories there).
+  mmdebstrap --quiet --variant=essential --mode=root --format=tar --skip=cleanup/run \
     --aptopt='APT::Install-Recommends "false"' \
     --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
     --dpkgopt='path-exclude=/usr/share/info/*' --dpkgopt='path-exclude=/usr/share/locale/*' \
@@ -152,6 +159,8 @@ build_db() {
 customize() {
   local name=$1 root=$2
   install -m 0755 "$here/images/$name"/*.sh "$root/usr/local/bin/"
+  rm -rf "${root:?}/run/"*
+  install -d -m 1777 "$root/run/lock"
   mkdir -p "$root/docker-entrypoint-initdb.d"
   case $name in
     postgres)
@@ -203,6 +212,8 @@ build() { # build NAME: the archive, built if missing; prints its path
       *) build_db "$name" "$out" "$(runtime_config "$name")" ;;
     esac
     say "built $(ref "$name") in $((SECONDS - start)) s ($(du -m "$out" | cut -f1) MiB)"
+    # Older recipes of this image are of no further use.
+    find "$cache" -maxdepth 1 -name "$name-*.tar" ! -path "$out" -delete
   fi
   echo "$out"
 }

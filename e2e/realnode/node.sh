@@ -63,7 +63,7 @@ pid_of() {
   pid=$(<"$f")
   [[ $pid =~ ^[0-9]+$ ]] || return 1
   [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != Z ] || return 1
-  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$node/" || return 1
+  tr "\\0" " " 2>/dev/null <"/proc/$pid/cmdline" | grep -qF -- "$node/" || return 1
   echo "$pid"
 }
 running() { pid_of "$1" >/dev/null; }
@@ -173,6 +173,10 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
   stream_server_port = "0"
   enable_selinux = false
   max_container_log_line_size = 16384
+  # These machines give root every capability but CAP_SYS_RESOURCE, so no process may lower its
+  # oom_score_adj below 0 (the kubelet asks -998 for sandboxes, -997 for Guaranteed pods):
+  # clamp to containerd's own (0) instead of failing every sandbox.
+  restrict_oom_score_adj = true
   [plugins."io.containerd.grpc.v1.cri".containerd]
     snapshotter = "overlayfs"
     default_runtime_name = "runc"
@@ -362,7 +366,19 @@ EOF
 # The network: the bridge (made here, so the node's address exists before its components listen
 # on it), forwarding for the pods, and a guard that keeps their traffic on this machine.
 
+# The API server reaches a kubelet by the node's Hostname address first: the node's name must
+# resolve on this machine, without asking any DNS server.
+HOSTS_MARK="# cellar real node (e2e/realnode/node.sh)"
+hosts_add() { grep -qF "$HOSTS_MARK" /etc/hosts || printf '%s %s %s\n' "$NODE_IP" "$NODE_NAME" "$HOSTS_MARK" >>/etc/hosts; }
+hosts_remove() {
+  local kept
+  grep -qF "$HOSTS_MARK" /etc/hosts || return 0
+  kept=$(grep -vF "$HOSTS_MARK" /etc/hosts)
+  printf '%s\n' "$kept" >/etc/hosts # in place: /etc/hosts may be a mount point
+}
+
 network_up() {
+  hosts_add
   if ! ip link show "$BRIDGE" >/dev/null 2>&1; then
     ip link add "$BRIDGE" type bridge
   fi
@@ -383,12 +399,36 @@ network_up() {
   iptables -w -C FORWARD -j "$GUARD_CHAIN" 2>/dev/null || iptables -w -I FORWARD 1 -j "$GUARD_CHAIN"
 }
 
+# The chains kube-proxy (after its own --cleanup) and the kubelet leave: every KUBE-* chain and
+# the rules that jump to them. One real node runs on a machine, so they are all this node's.
+remove_kube_chains() {
+  local cmd table rule chain
+  for cmd in iptables ip6tables; do
+    command -v "$cmd" >/dev/null || continue
+    for table in filter nat mangle; do
+      "$cmd" -w -t "$table" -S 2>/dev/null | grep -E '^-A [A-Z]+ .*-j KUBE-' | grep -vE '^-A KUBE-' |
+        while read -r rule; do
+          read -r -a parts <<<"${rule/-A/-D}"
+          "$cmd" -w -t "$table" "${parts[@]}" 2>/dev/null || true
+        done
+      for chain in $("$cmd" -w -t "$table" -S 2>/dev/null | awk '$1 == "-N" && $2 ~ /^KUBE-/ {print $2}'); do
+        "$cmd" -w -t "$table" -F "$chain" 2>/dev/null || true
+      done
+      for chain in $("$cmd" -w -t "$table" -S 2>/dev/null | awk '$1 == "-N" && $2 ~ /^KUBE-/ {print $2}'); do
+        "$cmd" -w -t "$table" -X "$chain" 2>/dev/null || true
+      done
+    done
+  done
+}
+
 network_down() {
   local ip_forward=0 bridge_nf=0
+  remove_kube_chains
   if iptables -w -C FORWARD -j "$GUARD_CHAIN" 2>/dev/null; then iptables -w -D FORWARD -j "$GUARD_CHAIN"; fi
   iptables -w -F "$GUARD_CHAIN" 2>/dev/null || true
   iptables -w -X "$GUARD_CHAIN" 2>/dev/null || true
   if ip link show "$BRIDGE" >/dev/null 2>&1; then ip link delete "$BRIDGE"; fi
+  hosts_remove
   if [ -f "$node/sysctl.saved" ]; then
     # shellcheck source=/dev/null
     . "$node/sysctl.saved"
@@ -525,6 +565,8 @@ cmd_down() {
   network_down
   if [ -f "$kubeconfig" ] && [ -f "$dir/ports" ]; then
     kubectl_ delete node "$NODE_NAME" --ignore-not-found --wait=false >/dev/null 2>&1 || true
+    # Their directories go with the node: claims bound to them become Lost, not silently empty.
+    kubectl_ delete pv -l cellar.dev/real-node-volume=true --wait=false >/dev/null 2>&1 || true
   fi
   rm -rf "$node"
   say "down; removed $node"

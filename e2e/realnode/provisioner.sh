@@ -28,6 +28,8 @@ apiVersion: v1
 kind: PersistentVolume
 metadata:
   name: pvc-$3
+  labels:
+    cellar.dev/real-node-volume: "true"
   annotations:
     pv.kubernetes.io/provisioned-by: $PROVISIONER
 spec:

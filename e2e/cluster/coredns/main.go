@@ -7,6 +7,7 @@ import (
 	"github.com/coredns/coredns/coremain"
 
 	// The plugins register themselves; dnsserver's directive list orders them.
+	_ "github.com/coredns/coredns/plugin/bind"
 	_ "github.com/coredns/coredns/plugin/cache"
 	_ "github.com/coredns/coredns/plugin/errors"
 	_ "github.com/coredns/coredns/plugin/health"
