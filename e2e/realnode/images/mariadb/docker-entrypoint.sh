@@ -25,9 +25,11 @@ root_password=$(env_of ROOT_PASSWORD)
 root_host=$(env_of ROOT_HOST)
 root_host=${root_host:-%}
 
-# A value of the server's effective configuration (config files plus these options).
+# A value of the server's effective configuration (config files plus these options), from the
+# table at the end of --help, whose lines start with the name (help text lines are indented).
+# awk reads to the end: an early exit would fail the pipeline (SIGPIPE) under pipefail.
 server_option() {
-  "$@" --verbose --help 2>/dev/null | awk -v k="$OPTION" '$1 == k { print $2; exit }'
+  "$@" --verbose --help 2>/dev/null | awk -v k="$OPTION" '!found && index($0, k " ") == 1 { found = 1; print $2 }'
 }
 datadir=$(OPTION=datadir server_option "$@")
 socket=$(OPTION=socket server_option "$@")
@@ -40,8 +42,13 @@ sql_string() { local s=${1//\\/\\\\}; printf "'%s'" "${s//\'/\\\'}"; }
 sql_ident() { printf '`%s`' "${1//\`/\`\`}"; }
 
 temp_pid=
+# shellcheck disable=SC2120 # called through start_temp_server and stop_temp_server too
 client() { mariadb --protocol=socket --socket="$socket" --user=root "$@"; }
-root_client() { client --defaults-extra-file=<(printf '[client]\npassword=%s\n' "$(sql_string "$root_password")") "$@"; }
+# --defaults-extra-file must come first.
+root_client() {
+  mariadb --defaults-extra-file=<(printf '[client]\npassword=%s\n' "$(sql_string "$root_password")") \
+    --protocol=socket --socket="$socket" --user=root "$@"
+}
 
 start_temp_server() { # start_temp_server CLIENT: a server no other client can see, until CLIENT gets in
   local deadline=$((SECONDS + 300))
@@ -83,6 +90,7 @@ initialise() {
   fi
   [ "$user" != root ] || die "MARIADB_USER=root: root is set up by MARIADB_ROOT_PASSWORD"
   note "initialising $datadir"
+  touch "$datadir/$INCOMPLETE"
   mariadb-install-db --datadir="$datadir" --auth-root-authentication-method=normal --skip-test-db \
     --default-time-zone=SYSTEM --skip-log-bin --expire-logs-days=0 --skip-name-resolve >/dev/null
   start_temp_server client
@@ -113,12 +121,13 @@ CREATE USER $(sql_string "$user")@'%' IDENTIFIED BY $(sql_string "$password");"
     [ -z "$database" ] || sql+="
 GRANT ALL ON $(sql_ident "$database").* TO $(sql_string "$user")@'%';"
   fi
-  client <<<"$sql" || die "setting up the accounts failed"
+  client --batch <<<"$sql" || die "setting up the accounts failed"
   (umask 077 && printf '[mariadb-client]\nport=%s\nsocket=%s\nuser=healthcheck\npassword=%s\n' \
     "${port:-3306}" "$socket" "$(sql_string "$healthcheck_password")" >"$datadir/.my-healthcheck.cnf")
   run_init_scripts
   root_client --skip-column-names -e 'SELECT VERSION()' >"$datadir/mysql_upgrade_info"
   stop_temp_server root_client
+  rm -f "$datadir/$INCOMPLETE"
   note "initialisation done"
 }
 
@@ -137,6 +146,13 @@ upgrade_if_needed() {
 server=("$@")
 [ -w "$datadir" ] || die "$datadir is not writable by uid $(id -u)"
 mkdir -p "$(dirname "$socket")" 2>/dev/null || true
+# An initialisation that did not finish (the container was stopped or failed half-way) is
+# started over: its marker is the only way a data directory has it.
+INCOMPLETE=.entrypoint-init-incomplete
+if [ -f "$datadir/$INCOMPLETE" ]; then
+  note "the last initialisation of $datadir did not finish; starting it over"
+  find "$datadir" -mindepth 1 -delete
+fi
 if [ ! -d "$datadir/mysql" ]; then
   initialise
 elif [ -n "$(env_of AUTO_UPGRADE)" ]; then

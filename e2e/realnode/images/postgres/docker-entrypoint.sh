@@ -48,6 +48,8 @@ initialise() {
     die "the data directory $PGDATA is empty and POSTGRES_PASSWORD is not set: set it (or POSTGRES_HOST_AUTH_METHOD=trust)"
   fi
   note "initialising $PGDATA for superuser '$user'"
+  # initdb wants an empty directory: the marker of an unfinished initialisation lives beside it.
+  touch "$incomplete"
   local args=()
   read -r -a args <<<"${POSTGRES_INITDB_ARGS:-}"
   initdb -D "$PGDATA" --username="$user" --pwfile=<(printf '%s\n' "${POSTGRES_PASSWORD:-}") \
@@ -60,10 +62,19 @@ initialise() {
   fi
   run_init_scripts
   pg_ctl -D "$PGDATA" -m fast -w -t 300 stop >/dev/null
+  rm -f "$incomplete"
   note "initialisation done"
 }
 
 mkdir -p "$PGDATA" "$socket_dir" 2>/dev/null || true
+# An initialisation that did not finish (the container was stopped or failed half-way) is
+# started over: its marker is the only way a data directory has it.
+incomplete=$(dirname "$PGDATA")/.entrypoint-init-incomplete-$(basename "$PGDATA")
+if [ -f "$incomplete" ]; then
+  note "the last initialisation of $PGDATA did not finish; starting it over"
+  find "$PGDATA" -mindepth 1 -delete
+  rm -f "$incomplete"
+fi
 chmod 700 "$PGDATA" 2>/dev/null || true
 [ -w "$PGDATA" ] || die "$PGDATA is not writable by uid $(id -u)"
 if [ ! -s "$PGDATA/PG_VERSION" ]; then
