@@ -25,6 +25,7 @@ final class BenchReport {
     List<Duration> latencies;
     Audit.Counts convergeWrites;
     long peakRssKiB;
+    double cpuSeconds;
     long heapUsed;
     long heapLive;
     Audit.Counts idleWrites;
@@ -76,9 +77,9 @@ final class BenchReport {
     out.add("");
     out.add(
         "| N | floor | Cellar | ratio | per Database p50 / p95 / max | operator writes"
-            + " per Database | idle writes | idle reads / min | peak RSS | heap used / live"
+            + " per Database | operator CPU | idle writes | idle reads / min | peak RSS | heap used / live"
             + " | start-up: first reconcile / ready | repair 10 % |");
-    out.add("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    out.add("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     rows.forEach(r -> out.add(line(r)));
     out.add("");
     out.add("The operator's requests by verb and resource:");
@@ -101,7 +102,7 @@ final class BenchReport {
   static String line(Row r) {
     return String.format(
         Locale.ROOT,
-        "| %d | %s | %s | %.2f | %s / %s / %s | %.1f | %s | %.1f | %d MiB | %d / %d MiB"
+        "| %d | %s | %s | %.2f | %s / %s / %s | %.1f | %.1f s | %s | %.1f | %d MiB | %d / %d MiB"
             + " | %s / %s | %s (%d) |",
         r.n,
         seconds(r.floor),
@@ -111,6 +112,7 @@ final class BenchReport {
         seconds(r.percentile(0.95)),
         seconds(r.latencies.get(r.latencies.size() - 1)),
         r.convergeWrites.total() / (double) r.n,
+        r.cpuSeconds,
         r.idleWrites,
         r.readsPerMinute,
         r.peakRssKiB / 1024,

@@ -9,9 +9,12 @@ import dev.cellar.testkit.LocalCluster;
 import dev.cellar.testkit.PrometheusText;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -54,8 +57,12 @@ class ScaleBenchmark {
       Set.of("create", "update", "patch", "delete", "deletecollection");
   static final Set<String> READS = Set.of("get", "list", "watch");
 
-  /** The JVM of the Deployment: 512Mi limit, 75 % of it for the heap. */
-  static final List<String> JVM = List.of("-Xmx384m", "-XX:+ExitOnOutOfMemoryError");
+  /** The operator JVM's options: by default the Deployment's heap (75 % of its 512Mi limit). */
+  static final List<String> JVM =
+      List.of(
+          System.getProperty("bench.jvm", "-Xmx384m -XX:+ExitOnOutOfMemoryError")
+              .trim()
+              .split("\\s+"));
 
   final int threads = Integer.getInteger("bench.threads", 10);
   final Duration idle = Duration.ofSeconds(Long.getLong("bench.idleSeconds", 300));
@@ -87,6 +94,7 @@ class ScaleBenchmark {
                 "bench-" + n,
                 Map.of("LEADER_ELECTION", "false", "RECONCILE_THREADS", String.valueOf(threads)),
                 JVM)) {
+      addNodes(client, n);
       client
           .namespaces()
           .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
@@ -125,6 +133,7 @@ class ScaleBenchmark {
       row.convergeWrites = Audit.count(OPERATOR_USER, WRITES, start, converged);
 
       // Cost after convergence.
+      row.cpuSeconds = cpuSeconds(cellar.pid());
       row.peakRssKiB = procStatus(cellar.pid(), "VmHWM");
       row.heapUsed = heapUsed(cellar);
       LocalCluster.exec(List.of("jcmd", String.valueOf(cellar.pid()), "GC.run"), null);
@@ -197,6 +206,7 @@ class ScaleBenchmark {
     // The floor: the same children from a plain client, on a fresh cluster.
     cluster.recreate();
     try (KubernetesClient client = cluster.newClient()) {
+      addNodes(client, n);
       client
           .namespaces()
           .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
@@ -214,6 +224,66 @@ class ScaleBenchmark {
       row.floor = Duration.between(start, ready.last());
     }
     return row;
+  }
+
+  /** Pods a benchmark node holds; the local cluster's two nodes hold 80 database pods each. */
+  static final int PODS_PER_NODE = 250;
+
+  /**
+   * Enough kwok nodes for {@code n} database pods (and the churn's replacements): each declares 64
+   * cores, 256 GiB and {@link #PODS_PER_NODE} pods, its own pod CIDR and a loopback address.
+   */
+  static void addNodes(KubernetesClient client, int n) {
+    int count = (n + PODS_PER_NODE - 1) / PODS_PER_NODE + 1;
+    Node template = client.nodes().withName("kwok-node-0").get();
+    for (int i = 0; i < count; i++) {
+      String name = "kwok-bench-" + i;
+      Map<String, String> labels = new LinkedHashMap<>(template.getMetadata().getLabels());
+      labels.put("kubernetes.io/hostname", name);
+      Map<String, Quantity> capacity =
+          Map.of(
+              "cpu", new Quantity("64"),
+              "memory", new Quantity("256Gi"),
+              "pods", new Quantity(String.valueOf(PODS_PER_NODE)));
+      client
+          .nodes()
+          .resource(
+              new NodeBuilder()
+                  .withNewMetadata()
+                  .withName(name)
+                  .withLabels(labels)
+                  .withAnnotations(template.getMetadata().getAnnotations())
+                  .endMetadata()
+                  .withNewSpec()
+                  .withPodCIDR("10.245." + i + ".0/24")
+                  .withPodCIDRs("10.245." + i + ".0/24")
+                  .endSpec()
+                  .withNewStatus()
+                  .addNewAddress("127.0.11." + (i + 1), "InternalIP")
+                  .addNewAddress(name, "Hostname")
+                  .withCapacity(capacity)
+                  .withAllocatable(capacity)
+                  .withNodeInfo(template.getStatus().getNodeInfo())
+                  .endStatus()
+                  .build())
+          .create();
+    }
+    await(count + " benchmark nodes Ready")
+        .atMost(Duration.ofMinutes(1))
+        .until(
+            () ->
+                client.nodes().list().getItems().stream()
+                        .filter(node -> node.getMetadata().getName().startsWith("kwok-bench-"))
+                        .filter(
+                            node ->
+                                node.getStatus().getConditions() != null
+                                    && node.getStatus().getConditions().stream()
+                                        .anyMatch(
+                                            c ->
+                                                "Ready".equals(c.getType())
+                                                    && "True".equals(c.getStatus())))
+                        .count()
+                    == count);
   }
 
   static Database database(String name, int i) {
@@ -271,6 +341,15 @@ class ScaleBenchmark {
     return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + cellar.httpPort() + path))
         .timeout(Duration.ofSeconds(5))
         .build();
+  }
+
+  /**
+   * User and system CPU time of a process so far, from /proc/PID/stat (in clock ticks of 10 ms).
+   */
+  static double cpuSeconds(long pid) throws Exception {
+    String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
+    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / 100.0;
   }
 
   /** A field of /proc/PID/status in KiB (VmHWM: the peak resident set). */
