@@ -1,0 +1,414 @@
+package dev.cellar.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.cellar.testkit.LocalCluster;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Databases that run for real: PostgreSQL 15 and MariaDB 10.11 from the images built from Debian's
+ * packages (e2e/realnode/images.sh), on the local cluster's real node (e2e/local-cluster node up:
+ * containerd, kubelet, kube-proxy, CoreDNS, local volumes). Each engine, with two replicas:
+ *
+ * <ul>
+ *   <li>the Database becomes Ready because its readiness probes really pass;
+ *   <li>a client pod writes a row through {@code <name>} with the Secret's credentials, and reads
+ *       it through {@code <name>-ro} from the replica;
+ *   <li>a backup Job started from the CronJob writes a real dump to the backups volume, and the
+ *       dump restores into a fresh Database where the row is;
+ *   <li>the primary pod deleted: the Database goes Degraded, back to Ready, and the row is there.
+ * </ul>
+ *
+ * <p>Runs only with {@code CELLAR_REAL_NODE=true} (as root, which the node needs); otherwise it is
+ * skipped, so {@code mvn -B verify} is unaffected. It starts the real node in the cluster of the
+ * run if it is not running (the first start builds kubelet, kube-proxy, CoreDNS and the images).
+ * Timings go to {@code e2e/suite/target/e2e-logs/real-node/timings.txt}.
+ */
+class RealNodeIT {
+  static final Duration READY = Duration.ofMinutes(5);
+  static final String STORAGE_CLASS = "real-local";
+  static final String NODE_LABEL = "cellar.dev/real-node";
+
+  static LocalCluster cluster;
+  static Cellar cellar;
+  static final List<String> namespaces = new ArrayList<>();
+  static final List<String> timings = new ArrayList<>();
+
+  @BeforeAll
+  static void realNode() {
+    assumeTrue(
+        "true".equals(System.getenv("CELLAR_REAL_NODE")),
+        "the real node is not enabled (CELLAR_REAL_NODE=true, as root)");
+    cluster = LocalCluster.get();
+    assumeTrue(cluster.isLocal(), "the real node joins the project's local cluster only");
+    long start = System.nanoTime();
+    LocalCluster.Result up =
+        LocalCluster.exec(
+            List.of(cluster.repoRootDir().resolve("e2e/local-cluster").toString(), "node", "up"),
+            cluster.repoRootDir().toFile());
+    assertThat(up.exitCode()).as("e2e/local-cluster node up:\n" + up.tail(40)).isZero();
+    timings.add("node up: " + seconds(start) + " s");
+    cellar = Cellar.install("real-node");
+  }
+
+  @AfterAll
+  static void cleanUp() throws IOException {
+    if (cluster == null) {
+      return;
+    }
+    for (String ns : namespaces) {
+      cluster.kubectl("delete", "namespace", ns, "--wait=false");
+    }
+    if (cellar != null) {
+      Path logs = cellar.logs;
+      cellar.close();
+      Files.write(logs.resolve("timings.txt"), timings, StandardCharsets.UTF_8);
+    }
+  }
+
+  @Test
+  void postgresqlRunsReplicatesBacksUpRestoresAndSurvivesItsPrimary() {
+    scenario(
+        new Engine(
+            "postgresql",
+            "15",
+            "cellar.local/postgres:15",
+            "export PGUSER=$DB_USER PGPASSWORD=$DB_PASSWORD; "
+                + "psql -h orders -d \"$DB_NAME\" -v ON_ERROR_STOP=1 -q -c "
+                + "\"CREATE TABLE items (id int PRIMARY KEY, v text); INSERT INTO items VALUES (1, 'real')\"",
+            (host, db) ->
+                "PGUSER=$DB_USER PGPASSWORD=$DB_PASSWORD psql -h "
+                    + host
+                    + " -d "
+                    + db
+                    + " -tA -c \"SELECT v FROM items WHERE id = 1\"",
+            "PGUSER=$DB_USER PGPASSWORD=$DB_PASSWORD psql -h orders-ro -d \"$DB_NAME\" -tA -c"
+                + " \"SELECT pg_is_in_recovery()\"",
+            "t",
+            // pg_dumpall also dumps the roles: this server keeps its own accounts.
+            "zcat \"$dump\" | grep -Ev '^(CREATE|ALTER) ROLE ' "
+                + "| PGUSER=$DB_USER PGPASSWORD=$DB_PASSWORD psql -h restored -d postgres -q >/tmp/restore.log 2>&1"));
+  }
+
+  @Test
+  void mariadbRunsReplicatesBacksUpRestoresAndSurvivesItsPrimary() {
+    scenario(
+        new Engine(
+            "mariadb",
+            "10.11",
+            "cellar.local/mariadb:10.11",
+            "MYSQL_PWD=$DB_PASSWORD mariadb -h orders -u \"$DB_USER\" \"$DB_NAME\" -e "
+                + "\"CREATE TABLE items (id int PRIMARY KEY, v varchar(32)); INSERT INTO items VALUES (1, 'real')\"",
+            (host, db) ->
+                "MYSQL_PWD=$DB_ROOT_PASSWORD mariadb -h "
+                    + host
+                    + " -uroot -N -B "
+                    + db
+                    + " -e \"SELECT v FROM items WHERE id = 1\"",
+            "MYSQL_PWD=$DB_PASSWORD mariadb -h orders-ro -u \"$DB_USER\" -N -B -e \"SELECT @@read_only\"",
+            "1",
+            // --all-databases dumps the system schema too: restore the dump's header (session
+            // settings) and the application's database.
+            "zcat \"$dump\" | awk -v db=\"$SOURCE_DB\" "
+                + "'BEGIN { on = 1 } /^-- Current Database: / { on = index($0, \"`\" db \"`\") > 0 } on' "
+                + "| MYSQL_PWD=$DB_ROOT_PASSWORD mariadb -h restored -uroot >/tmp/restore.log 2>&1"));
+  }
+
+  /** What differs between the engines: image, and the shell commands of the client pods. */
+  record Engine(
+      String name,
+      String version,
+      String image,
+      String writeRow,
+      ReadRow readRow,
+      String replicaRoleQuery,
+      String replicaRoleAnswer,
+      /** Restores $dump into the Database `restored`; SOURCE_DB is orders' database. */
+      String restoreDump) {}
+
+  interface ReadRow {
+    /** A command that prints the row's value, read from HOST in database DB. */
+    String command(String host, String db);
+  }
+
+  void scenario(Engine engine) {
+    String ns = newNamespace(engine.name);
+
+    // Two replicas, Ready because the probes pass on real servers.
+    long start = System.nanoTime();
+    apply(ns, database("orders", engine, 2, true));
+    waitReady(ns, "orders");
+    timings.add(engine.name + ": Database with 2 replicas Ready in " + seconds(start) + " s");
+    assertThat(
+            kubectl(
+                    "get",
+                    "pods",
+                    "-n",
+                    ns,
+                    "-l",
+                    "app.kubernetes.io/instance=orders",
+                    "-o",
+                    "jsonpath={.items[*].spec.nodeName}")
+                .stdout())
+        .as("the database pods run on the real node")
+        .isEqualTo("cellar-real-node cellar-real-node");
+
+    // A row through the primary Service, read back through the read-only one.
+    assertThat(client(ns, engine, "orders", "write", engine.writeRow, false)).isEmpty();
+    String db = secretValue(ns, "orders-credentials", "database");
+    String readReplica =
+        "for i in $(seq 1 60); do v=$("
+            + engine.readRow.command("orders-ro", db)
+            + " 2>/dev/null || true); [ \"$v\" = real ] && { echo \"$v\"; "
+            + engine.replicaRoleQuery
+            + "; exit 0; }; sleep 1; done; exit 1";
+    assertThat(client(ns, engine, "orders", "read-replica", readReplica, false).lines())
+        .as("the row read from the replica, which is read-only")
+        .containsExactly("real", engine.replicaRoleAnswer);
+
+    // A backup Job from the CronJob writes a dump to the backups volume.
+    start = System.nanoTime();
+    ok("create", "job", "-n", ns, "--from=cronjob/orders-backup", "backup-now");
+    ok("wait", "-n", ns, "--for=condition=Complete", "job/backup-now", "--timeout=180s");
+    timings.add(engine.name + ": backup Job complete in " + seconds(start) + " s");
+    assertThat(ok("logs", "-n", ns, "job/backup-now").stdout())
+        .contains("backup written: /backups/orders-");
+
+    // The dump restores into a fresh Database, and the row is there.
+    start = System.nanoTime();
+    apply(ns, database("restored", engine, 1, false));
+    waitReady(ns, "restored");
+    timings.add(engine.name + ": fresh Database Ready in " + seconds(start) + " s");
+    String restore =
+        "dump=$(ls /backups/orders-*.sql.gz | tail -1); [ -n \"$dump\" ]; SOURCE_DB="
+            + db
+            + "; "
+            + engine.restoreDump
+            + " || { tail -20 /tmp/restore.log; exit 1; }; "
+            + engine.readRow.command("restored", db);
+    assertThat(client(ns, engine, "restored", "restore", restore, true).strip())
+        .as("the row restored from the dump")
+        .isEqualTo("real");
+
+    // The primary pod deleted: Degraded, then Ready again with its data.
+    AtomicBoolean degraded = new AtomicBoolean();
+    start = System.nanoTime();
+    ok("delete", "pod", "-n", ns, "orders-0", "--wait=false");
+    await("Database Degraded after its primary pod was deleted")
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofMillis(200))
+        .until(() -> "Degraded".equals(phase(ns, "orders")));
+    degraded.set(true);
+    await("Database Ready again")
+        .atMost(READY)
+        .pollInterval(Duration.ofSeconds(1))
+        .until(() -> "Ready".equals(phase(ns, "orders")));
+    timings.add(
+        engine.name + ": primary deleted, Degraded and Ready again in " + seconds(start) + " s");
+    assertThat(degraded).isTrue();
+    assertThat(
+            client(
+                    ns,
+                    engine,
+                    "orders",
+                    "read-primary",
+                    engine.readRow.command("orders", db),
+                    false)
+                .strip())
+        .as("the row on the primary after its pod came back")
+        .isEqualTo("real");
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  static String newNamespace(String engine) {
+    String ns =
+        "realnode-"
+            + engine
+            + "-"
+            + Integer.toString(ThreadLocalRandom.current().nextInt(1 << 20, 1 << 24), 36);
+    ok("create", "namespace", ns);
+    ok("label", "namespace", ns, "cellar.dev/test=true");
+    namespaces.add(ns);
+    return ns;
+  }
+
+  static String database(String name, Engine engine, int replicas, boolean backups) {
+    return String.join(
+        "\n",
+        "apiVersion: cellar.dev/v1",
+        "kind: Database",
+        "metadata:",
+        "  name: " + name,
+        "spec:",
+        "  engine: " + engine.name,
+        "  version: \"" + engine.version + "\"",
+        "  image: " + engine.image,
+        "  storage: 1Gi",
+        "  storageClassName: " + STORAGE_CLASS,
+        "  replicas: " + replicas,
+        "  backupEnabled: " + backups,
+        "  backup:",
+        "    storage: 1Gi",
+        "  deletionPolicy: Delete",
+        "");
+  }
+
+  static void waitReady(String ns, String name) {
+    LocalCluster.Result result =
+        kubectl(
+            "wait",
+            "-n",
+            ns,
+            "--for=condition=Ready",
+            "db/" + name,
+            "--timeout=" + READY.toSeconds() + "s");
+    assertThat(result.exitCode())
+        .as(
+            "Database "
+                + ns
+                + "/"
+                + name
+                + " Ready within "
+                + READY
+                + ":\n"
+                + result.output()
+                + "\n"
+                + kubectl("get", "db,pods,pvc", "-n", ns, "-o", "wide").stdout()
+                + "\n"
+                + kubectl("describe", "db", "-n", ns, name).stdout())
+        .isZero();
+  }
+
+  static String phase(String ns, String name) {
+    return kubectl("get", "db", "-n", ns, name, "-o", "jsonpath={.status.phase}").stdout().strip();
+  }
+
+  /**
+   * Runs SCRIPT in a pod of the engine's image on the real node, with the credentials of the
+   * Database named {@code credentialsOf} (DB_USER, DB_PASSWORD, DB_NAME, DB_ROOT_PASSWORD) and,
+   * when {@code withBackups}, the orders backups volume at /backups; returns what it printed.
+   */
+  static String client(
+      String ns,
+      Engine engine,
+      String credentialsOf,
+      String name,
+      String script,
+      boolean withBackups) {
+    String secret = credentialsOf + "-credentials";
+    String pod = "client-" + name;
+    List<String> yaml =
+        new ArrayList<>(
+            List.of(
+                "apiVersion: v1",
+                "kind: Pod",
+                "metadata:",
+                "  name: " + pod,
+                "spec:",
+                "  nodeSelector: {" + NODE_LABEL + ": \"true\"}",
+                "  restartPolicy: Never",
+                "  securityContext: {runAsNonRoot: true, runAsUser: 999, runAsGroup: 999,"
+                    + " seccompProfile: {type: RuntimeDefault}}",
+                "  containers:",
+                "  - name: client",
+                "    image: " + engine.image,
+                "    command: [bash, -c, " + yamlString("set -eo pipefail; " + script) + "]",
+                "    securityContext: {allowPrivilegeEscalation: false, capabilities: {drop: [ALL]}}",
+                "    env:",
+                env("DB_USER", secret, "username"),
+                env("DB_PASSWORD", secret, "password"),
+                env("DB_NAME", secret, "database"),
+                env("DB_ROOT_PASSWORD", secret, "root-password")));
+    if (withBackups) {
+      yaml.addAll(
+          List.of(
+              "    volumeMounts: [{name: backups, mountPath: /backups, readOnly: true}]",
+              "  volumes: [{name: backups, persistentVolumeClaim: {claimName: orders-backups,"
+                  + " readOnly: true}}]"));
+    }
+    apply(ns, String.join("\n", yaml) + "\n");
+    await("client pod " + pod)
+        .atMost(Duration.ofMinutes(3))
+        .pollInterval(Duration.ofMillis(500))
+        .until(
+            () ->
+                List.of("Succeeded", "Failed")
+                    .contains(
+                        kubectl("get", "pod", "-n", ns, pod, "-o", "jsonpath={.status.phase}")
+                            .stdout()
+                            .strip()));
+    String phase = kubectl("get", "pod", "-n", ns, pod, "-o", "jsonpath={.status.phase}").stdout();
+    String logs = kubectl("logs", "-n", ns, pod).stdout();
+    assertThat(phase)
+        .as("client pod " + pod + " (" + script + ") printed:\n" + logs)
+        .isEqualTo("Succeeded");
+    ok("delete", "pod", "-n", ns, pod, "--wait=false");
+    return logs;
+  }
+
+  static String env(String name, String secret, String key) {
+    return "    - {name: "
+        + name
+        + ", valueFrom: {secretKeyRef: {name: "
+        + secret
+        + ", key: "
+        + key
+        + ", optional: true}}}";
+  }
+
+  static String yamlString(String s) {
+    return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+  }
+
+  static String secretValue(String ns, String secret, String key) {
+    String b64 =
+        ok("get", "secret", "-n", ns, secret, "-o", "jsonpath={.data." + key + "}")
+            .stdout()
+            .strip();
+    return new String(Base64.getDecoder().decode(b64), StandardCharsets.UTF_8);
+  }
+
+  static void apply(String ns, String yaml) {
+    try {
+      Path file = Files.createTempFile("realnode", ".yaml");
+      Files.writeString(file, yaml);
+      ok("apply", "-n", ns, "-f", file.toString());
+      Files.delete(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  static LocalCluster.Result kubectl(String... args) {
+    return cluster.kubectl(args);
+  }
+
+  static LocalCluster.Result ok(String... args) {
+    LocalCluster.Result result = kubectl(args);
+    assertThat(result.exitCode())
+        .as("kubectl " + String.join(" ", args) + "\n" + result.output())
+        .isZero();
+    return result;
+  }
+
+  static String seconds(long startNanos) {
+    return String.format(Locale.ROOT, "%.1f", (System.nanoTime() - startNanos) / 1e9);
+  }
+}
