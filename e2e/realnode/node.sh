@@ -406,15 +406,15 @@ remove_kube_chains() {
   for cmd in iptables ip6tables; do
     command -v "$cmd" >/dev/null || continue
     for table in filter nat mangle; do
-      "$cmd" -w -t "$table" -S 2>/dev/null | grep -E '^-A [A-Z]+ .*-j KUBE-' | grep -vE '^-A KUBE-' |
+      { "$cmd" -w -t "$table" -S 2>/dev/null || true; } | awk '$1 == "-A" && $2 !~ /^KUBE-/ && / -j KUBE-/' |
         while read -r rule; do
           read -r -a parts <<<"${rule/-A/-D}"
           "$cmd" -w -t "$table" "${parts[@]}" 2>/dev/null || true
         done
-      for chain in $("$cmd" -w -t "$table" -S 2>/dev/null | awk '$1 == "-N" && $2 ~ /^KUBE-/ {print $2}'); do
+      for chain in $({ "$cmd" -w -t "$table" -S 2>/dev/null || true; } | awk '$1 == "-N" && $2 ~ /^KUBE-/ {print $2}'); do
         "$cmd" -w -t "$table" -F "$chain" 2>/dev/null || true
       done
-      for chain in $("$cmd" -w -t "$table" -S 2>/dev/null | awk '$1 == "-N" && $2 ~ /^KUBE-/ {print $2}'); do
+      for chain in $({ "$cmd" -w -t "$table" -S 2>/dev/null || true; } | awk '$1 == "-N" && $2 ~ /^KUBE-/ {print $2}'); do
         "$cmd" -w -t "$table" -X "$chain" 2>/dev/null || true
       done
     done
@@ -551,6 +551,15 @@ unmount_under() { # unmount everything mounted below $1, deepest first
   done
 }
 
+# What the kubelet and containerd keep at fixed places outside the state directory: the CNI
+# results cache, the kubelet's links to container logs, its device-plugin socket.
+host_leftovers() {
+  rm -f /var/lib/cni/results/cellar-real-node-*
+  [ ! -d /var/log/containers ] || find /var/log/containers -maxdepth 1 -type l -lname "$node/*" -delete
+  rm -f /var/lib/kubelet/device-plugins/kubelet.sock
+  rmdir /var/lib/kubelet/device-plugins /var/lib/kubelet 2>/dev/null || true
+}
+
 cmd_down() {
   local c
   [ -d "$node" ] || { say "no real node in $dir"; return 0; }
@@ -563,6 +572,7 @@ cmd_down() {
   fi
   unmount_under "$node"
   network_down
+  host_leftovers
   if [ -f "$kubeconfig" ] && [ -f "$dir/ports" ]; then
     kubectl_ delete node "$NODE_NAME" --ignore-not-found --wait=false >/dev/null 2>&1 || true
     # Their directories go with the node: claims bound to them become Lost, not silently empty.
