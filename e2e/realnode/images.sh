@@ -223,11 +223,10 @@ cmd_import() {
   for name in "$@"; do
     archive=$(build "$name")
     # The archive's digest is in its name: skip an image containerd already has from it.
-    if ctr --address "$socket" -n k8s.io images ls -q 2>/dev/null | grep -qxF "$(ref "$name")" &&
-      [ "$(ctr --address "$socket" -n k8s.io images ls "name==$(ref "$name")" 2>/dev/null | awk 'NR==2 {print $3}')" = \
-        "$(tar -xOf "$archive" index.json | jq -r '.manifests[0].digest')" ]; then
-      continue
-    fi
+    local present wanted
+    present=$(ctr --address "$socket" -n k8s.io images ls "name==$(ref "$name")" 2>/dev/null | awk 'NR == 2 {print $3}')
+    wanted=$(tar -xOf "$archive" index.json | jq -r '.manifests[0].digest')
+    [ "$present" != "$wanted" ] || continue
     local start=$SECONDS
     ctr --address "$socket" -n k8s.io images import "$archive" >/dev/null ||
       die "ctr could not import $archive"

@@ -9,6 +9,8 @@
 #                                 images, start the node in the running cluster, wait until it is Ready
 #   e2e/realnode/node.sh down     stop its pods and components, remove its network and state
 #   e2e/realnode/node.sh status   each component: running or not; exit 0 if all run, 3 if not
+#   e2e/realnode/node.sh stop|start COMPONENT   one of containerd, kubelet, kube-proxy, coredns,
+#                                 provisioner (fault tests); `up` restarts whatever is stopped
 #
 # The node is `cellar-real-node`, labelled cellar.dev/real-node=true and tainted
 # cellar.dev/real-node=true:PreferNoSchedule, so the scheduler keeps pods that could run anywhere
@@ -57,13 +59,14 @@ ctr_() { ctr --address "$node/containerd/containerd.sock" -n k8s.io "$@"; }
 pidfile() { echo "$node/pids/$1.pid"; }
 logfile() { echo "$node/logs/$1.log"; }
 pid_of() {
-  local f pid
+  local f pid cmdline
   f=$(pidfile "$1")
   [ -f "$f" ] || return 1
   pid=$(<"$f")
   [[ $pid =~ ^[0-9]+$ ]] || return 1
   [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != Z ] || return 1
-  tr "\\0" " " 2>/dev/null <"/proc/$pid/cmdline" | grep -qF -- "$node/" || return 1
+  cmdline=$(tr "\\0" " " 2>/dev/null <"/proc/$pid/cmdline") || return 1
+  [[ $cmdline == *"$node/"* ]] || return 1
   echo "$pid"
 }
 running() { pid_of "$1" >/dev/null; }
@@ -382,7 +385,9 @@ network_up() {
   if ! ip link show "$BRIDGE" >/dev/null 2>&1; then
     ip link add "$BRIDGE" type bridge
   fi
-  ip addr show dev "$BRIDGE" | grep -qF " $NODE_IP/24 " || ip addr add "$NODE_IP/24" dev "$BRIDGE"
+  local addresses
+  addresses=$(ip -o -4 addr show dev "$BRIDGE") # not piped into grep -q: SIGPIPE under pipefail
+  [[ $addresses == *" $NODE_IP/24 "* ]] || ip addr add "$NODE_IP/24" dev "$BRIDGE"
   ip link set "$BRIDGE" up
   # Pod to Service to pod through the node: routed (forwarding), and bridged replies seen by
   # iptables (br_netfilter), so that kube-proxy's DNAT is undone on the way back.
@@ -463,20 +468,67 @@ ensure_binaries() {
   ) 8>"$cache/build.lock" || exit 1
 }
 
-cmd_up() {
-  local t0=$SECONDS c
-  [ "$(id -u)" = 0 ] || die "the real node needs root (containerd, mounts, iptables, a bridge)"
+# The command line of each component; `start` runs exactly the same again.
+containerd_cmd() {
+  # Registry traffic goes to a closed port on loopback: nothing is ever pulled.
+  cmd=(env HTTP_PROXY=http://127.0.0.1:9 HTTPS_PROXY=http://127.0.0.1:9 NO_PROXY=
+    containerd --config "$node/containerd/config.toml" --log-level warn)
+}
+kubelet_cmd() {
+  cmd=("$nodebin/kubelet" --config="$node/kubelet.yaml" --kubeconfig="$node/kubelet.kubeconfig"
+    --root-dir="$node/kubelet" --cert-dir="$node/kubelet/pki" --hostname-override="$NODE_NAME"
+    --node-ip="$NODE_IP" --node-labels="cellar.dev/real-node=true" --v=1)
+}
+kube_proxy_cmd() { cmd=("$nodebin/kube-proxy" --config="$node/kube-proxy.yaml" --v=1); }
+coredns_cmd() { cmd=("$nodebin/coredns" -conf "$node/coredns/Corefile"); }
+provisioner_cmd() {
+  cmd=(env CELLAR_CLUSTER_DIR="$dir" CELLAR_CACHE="$cache" bash "$realnode/provisioner.sh" "$node/")
+}
+provisioner_ready() { running provisioner; }
+
+# start_component NAME: launch it and wait until it is ready.
+start_component() {
+  local name=$1 cmd=() timeout=60
+  "${name//-/_}_cmd"
+  [ "$name" != kubelet ] || timeout=120
+  launch "$name" "${cmd[@]}"
+  await "$name" "$timeout" "${name//-/_}_ready"
+  case $name in
+    containerd)
+      say "containerd is up ($(containerd --version | awk '{print $3}'))"
+      "$realnode/images.sh" import "$node/containerd/containerd.sock" ;;
+    kubelet) say "kubelet registered $NODE_NAME and it is Ready ($("$nodebin/kubelet" --version))" ;;
+  esac
+}
+
+# Every component that is not running, in order; running pods and volumes are kept.
+start_stopped() {
+  local c
+  network_up
+  for c in "${COMPONENTS[@]}"; do running "$c" || start_component "$c"; done
+}
+
+load_cluster() {
   { [ -f "$dir/ports" ] && [ -f "$pki/ca.key" ]; } || die "no local cluster in $dir: run e2e/local-cluster up first"
   # shellcheck source=/dev/null
   . "$dir/ports"
   curl -fsS --noproxy '*' --max-time 2 --cacert "$pki/ca.crt" "https://127.0.0.1:$APISERVER_PORT/readyz" >/dev/null 2>&1 ||
     die "the local cluster in $dir does not answer: run e2e/local-cluster up first"
+}
+
+cmd_up() {
+  local t0=$SECONDS c
+  [ "$(id -u)" = 0 ] || die "the real node needs root (containerd, mounts, iptables, a bridge)"
+  load_cluster
   if [ -f "$node/.complete" ]; then
     local all=true
     for c in "${COMPONENTS[@]}"; do running "$c" || all=false; done
     if $all; then say "already running in $node"; return 0; fi
-    say "some components of the node in $node are not running; starting over"
-    cmd_down
+    say "restarting the stopped components of the node in $node (pods and volumes are kept)"
+    ensure_binaries
+    start_stopped
+    say "node $NODE_NAME ready in $((SECONDS - t0)) s"
+    return 0
   elif [ -d "$node" ]; then
     cmd_down
   fi
@@ -500,29 +552,32 @@ cmd_up() {
   write_coredns_config
   network_up
   bootstrap_objects
-
-  # Registry traffic goes to a closed port on loopback: nothing is ever pulled.
-  launch containerd env HTTP_PROXY=http://127.0.0.1:9 HTTPS_PROXY=http://127.0.0.1:9 NO_PROXY= \
-    containerd --config "$node/containerd/config.toml" --log-level warn
-  await containerd 30 containerd_ready
-  say "containerd is up ($(containerd --version | awk '{print $3}'))"
-  "$realnode/images.sh" import "$node/containerd/containerd.sock"
-
-  launch kubelet "$nodebin/kubelet" --config="$node/kubelet.yaml" --kubeconfig="$node/kubelet.kubeconfig" \
-    --root-dir="$node/kubelet" --cert-dir="$node/kubelet/pki" --hostname-override="$NODE_NAME" \
-    --node-ip="$NODE_IP" --node-labels="cellar.dev/real-node=true" --v=1
-  await kubelet 120 kubelet_ready
-  say "kubelet registered $NODE_NAME and it is Ready ($("$nodebin/kubelet" --version))"
-  launch kube-proxy "$nodebin/kube-proxy" --config="$node/kube-proxy.yaml" --v=1
-  launch coredns "$nodebin/coredns" -conf "$node/coredns/Corefile"
-  launch provisioner env CELLAR_CLUSTER_DIR="$dir" CELLAR_CACHE="$cache" bash "$realnode/provisioner.sh" "$node/"
-  await kube-proxy 60 kube_proxy_ready
-  await coredns 60 coredns_ready
-  running provisioner || fail provisioner "exited"
+  start_stopped
   date -u +%FT%TZ >"$node/.complete"
   finished=true
   trap - EXIT INT TERM
   say "node $NODE_NAME ready in $((SECONDS - t0)) s; logs in $node/logs; StorageClass real-local"
+}
+
+check_component() {
+  local c
+  for c in "${COMPONENTS[@]}"; do [ "$c" = "${1:-}" ] && return 0; done
+  die "unknown component '${1:-}'; one of: ${COMPONENTS[*]}"
+}
+
+# stop COMPONENT / start COMPONENT: for fault tests; pods keep running without the kubelet or
+# containerd, as on any node.
+cmd_stop() {
+  check_component "${1:-}"
+  [ -f "$node/.complete" ] || die "no real node in $dir"
+  if running "$1"; then say "stopping $1 (pid $(pid_of "$1"))"; stop_component "$1"; else say "$1 is not running"; fi
+}
+cmd_start() {
+  check_component "${1:-}"
+  [ -f "$node/.complete" ] || die "no real node in $dir (run: node up)"
+  load_cluster
+  if running "$1"; then say "$1 already runs (pid $(pid_of "$1"))"; return 0; fi
+  start_component "$1"
 }
 
 # Every pod sandbox of the node stopped and removed through containerd, which tears down their
@@ -605,5 +660,7 @@ case ${1:-} in
   up) cmd_up ;;
   down) cmd_down ;;
   status) cmd_status ;;
+  stop) cmd_stop "${2:-}" ;;
+  start) cmd_start "${2:-}" ;;
   *) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 esac
