@@ -24,6 +24,9 @@ import lombok.NoArgsConstructor;
             + " Database to move to another class",
     reason = "FieldValueForbidden")
 public class DatabaseSpec {
+  /** The most database pods a Database can have. */
+  public static final int MAX_REPLICAS = 5;
+
   /** Sizes such as 512Mi, 100Gi or 2Ti. */
   public static final String SIZE_PATTERN = "^[0-9]+(Mi|Gi|Ti)$";
 
@@ -73,7 +76,7 @@ public class DatabaseSpec {
   @SpecReplicas
   @Default("1")
   @Min(1)
-  @Max(5)
+  @Max(MAX_REPLICAS)
   @PrinterColumn(name = "REPLICAS")
   private Integer replicas = 1;
 

@@ -7,6 +7,7 @@ import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.Engine;
 import dev.cellar.testkit.LocalCluster;
 import dev.cellar.testkit.PrometheusText;
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
@@ -16,10 +17,12 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -57,12 +60,48 @@ class ScaleBenchmark {
       Set.of("create", "update", "patch", "delete", "deletecollection");
   static final Set<String> READS = Set.of("get", "list", "watch");
 
-  /** The operator JVM's options: by default the Deployment's heap (75 % of its 512Mi limit). */
+  /** The operator JVM's options: bench.jvm, else the Deployment's (see {@link #deploymentJvm}). */
   static final List<String> JVM =
-      List.of(
-          System.getProperty("bench.jvm", "-Xmx384m -XX:+ExitOnOutOfMemoryError")
-              .trim()
-              .split("\\s+"));
+      java.util.Optional.of(System.getProperty("bench.jvm", "").trim())
+          .filter(o -> !o.isEmpty())
+          .map(o -> List.of(o.split("\\s+")))
+          .orElseGet(ScaleBenchmark::deploymentJvm);
+
+  /**
+   * JAVA_TOOL_OPTIONS of deploy/operator/deployment.yaml, with MaxRAMPercentage turned into the
+   * heap it gives under the container's memory limit: this machine has no such limit.
+   */
+  static List<String> deploymentJvm() {
+    try (var in =
+        Files.newInputStream(LocalCluster.repoRoot().resolve("deploy/operator/deployment.yaml"))) {
+      Container container =
+          Serialization.unmarshal(in, Deployment.class)
+              .getSpec()
+              .getTemplate()
+              .getSpec()
+              .getContainers()
+              .get(0);
+      long limitMiB =
+          container.getResources().getLimits().get("memory").getNumericalAmount().longValue() >> 20;
+      String options =
+          container.getEnv().stream()
+              .filter(e -> e.getName().equals("JAVA_TOOL_OPTIONS"))
+              .findFirst()
+              .orElseThrow()
+              .getValue();
+      return List.of(options.trim().split("\\s+")).stream()
+          .map(
+              o ->
+                  o.startsWith("-XX:MaxRAMPercentage=")
+                      ? "-Xmx"
+                          + limitMiB * Long.parseLong(o.substring(o.indexOf('=') + 1)) / 100
+                          + "m"
+                      : o)
+          .toList();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
 
   final int threads = Integer.getInteger("bench.threads", 10);
   final Duration idle = Duration.ofSeconds(Long.getLong("bench.idleSeconds", 300));

@@ -1,7 +1,7 @@
 package dev.cellar.operator.storage;
 
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.Labels;
+import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.operator.dependent.BackupPvcDependent;
 import dev.cellar.operator.dependent.Quantities;
 import dev.cellar.operator.dependent.StatefulSetDependent;
@@ -13,9 +13,12 @@ import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -167,20 +170,23 @@ public final class StorageResize {
     return new Outcome(Optional.of(UNSUPPORTED), message, action);
   }
 
-  /** The Database's PVCs, from the informer cache (they carry its labels). */
+  /**
+   * The Database's PVCs, from the informer cache, looked up by name: every data claim an ordinal
+   * can have and the backups claim. Filtering the cache by label cost every reconcile a pass over
+   * all the cluster's claims.
+   */
   @SuppressWarnings("unchecked")
   private static List<PersistentVolumeClaim> claims(Database db, Context<Database> context) {
     var source =
         (InformerEventSource<PersistentVolumeClaim, Database>)
             context.eventSourceRetriever().getEventSourceFor(PersistentVolumeClaim.class);
-    return source
-        .list(
-            db.getMetadata().getNamespace(),
-            c ->
-                c.getMetadata().getLabels() != null
-                    && db.getMetadata()
-                        .getName()
-                        .equals(c.getMetadata().getLabels().get(Labels.INSTANCE)))
+    String namespace = db.getMetadata().getNamespace();
+    return Stream.concat(
+            IntStream.range(0, DatabaseSpec.MAX_REPLICAS)
+                .mapToObj(i -> StatefulSetDependent.dataClaimName(db, i)),
+            Stream.of(BackupPvcDependent.name(db)))
+        .map(name -> source.get(new ResourceID(name, namespace)))
+        .flatMap(Optional::stream)
         .toList();
   }
 }
