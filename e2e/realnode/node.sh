@@ -593,7 +593,7 @@ remove_pods() {
     done
     for id in $(ctr_ containers ls -q 2>/dev/null); do
       ns=$(ctr_ containers info "$id" 2>/dev/null | jq -r '.Spec.linux.namespaces[]? | select(.type == "network") | .path // empty' || true)
-      case $ns in /var/run/netns/cni-* | /run/netns/cni-*) umount "$ns" 2>/dev/null || true; rm -f "$ns" ;; esac
+      case $ns in /var/run/netns/cni-* | /run/netns/cni-*) umount "$ns" 2>/dev/null || true; rm -f "$ns" 2>/dev/null || true ;; esac
       ctr_ containers delete "$id" >/dev/null 2>&1 || true
     done
   fi

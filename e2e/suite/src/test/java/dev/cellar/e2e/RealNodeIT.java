@@ -37,8 +37,9 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Runs only with {@code CELLAR_REAL_NODE=true} (as root, which the node needs); otherwise it is
  * skipped, so {@code mvn -B verify} is unaffected. It starts the real node in the cluster of the
- * run if it is not running (the first start builds kubelet, kube-proxy, CoreDNS and the images).
- * Timings go to {@code e2e/suite/target/e2e-logs/real-node/timings.txt}.
+ * run if it is not running (the first start builds kubelet, kube-proxy, CoreDNS and the images),
+ * and then removes it again after the class. Timings go to {@code
+ * e2e/suite/target/e2e-logs/real-node/timings.txt}.
  */
 class RealNodeIT {
   static final Duration READY = Duration.ofMinutes(5);
@@ -46,6 +47,7 @@ class RealNodeIT {
   static final String NODE_LABEL = "cellar.dev/real-node";
 
   static LocalCluster cluster;
+  static boolean startedNode;
   static Cellar cellar;
   static final List<String> namespaces = new ArrayList<>();
   static final List<String> timings = new ArrayList<>();
@@ -58,28 +60,43 @@ class RealNodeIT {
     cluster = LocalCluster.get();
     assumeTrue(cluster.isLocal(), "the real node joins the project's local cluster only");
     long start = System.nanoTime();
-    LocalCluster.Result up =
-        LocalCluster.exec(
-            List.of(cluster.repoRootDir().resolve("e2e/local-cluster").toString(), "node", "up"),
-            cluster.repoRootDir().toFile());
+    startedNode = node("status").exitCode() != 0;
+    LocalCluster.Result up = node("up");
     assertThat(up.exitCode()).as("e2e/local-cluster node up:\n" + up.tail(40)).isZero();
     timings.add("node up: " + seconds(start) + " s");
     cellar = Cellar.install("real-node");
   }
 
+  /**
+   * Deletes what the class made and, if it started the real node, removes it again: the kwok-based
+   * scenarios that may follow in the same cluster then have only kwok nodes, as they expect.
+   */
   @AfterAll
   static void cleanUp() throws IOException {
     if (cluster == null) {
       return;
     }
     for (String ns : namespaces) {
-      cluster.kubectl("delete", "namespace", ns, "--wait=false");
+      cluster.kubectl("delete", "namespace", ns, "--wait=true", "--timeout=120s");
     }
     if (cellar != null) {
       Path logs = cellar.logs;
       cellar.close();
       Files.write(logs.resolve("timings.txt"), timings, StandardCharsets.UTF_8);
     }
+    if (startedNode) {
+      LocalCluster.Result down = node("down");
+      assertThat(down.exitCode()).as("e2e/local-cluster node down:\n" + down.tail(40)).isZero();
+    }
+  }
+
+  /** Runs {@code e2e/local-cluster node ARGS} on the cluster of this run. */
+  static LocalCluster.Result node(String... args) {
+    List<String> command =
+        new ArrayList<>(
+            List.of(cluster.repoRootDir().resolve("e2e/local-cluster").toString(), "node"));
+    command.addAll(List.of(args));
+    return LocalCluster.exec(command, cluster.repoRootDir().toFile());
   }
 
   @Test
