@@ -33,6 +33,7 @@ final class Cellar implements AutoCloseable {
   private final Path kubeconfig;
   private final Map<String, String> env;
   private List<String> jvmOptions = List.of();
+  private final java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
   private Process process;
   private int restarts;
 
@@ -234,6 +235,21 @@ final class Cellar implements AutoCloseable {
 
   boolean isAlive() {
     return process == null || process.isAlive();
+  }
+
+  /** GET {@code path} on the operator's HTTP port (/healthz, /readyz, /metrics). */
+  java.net.http.HttpResponse<String> get(String path) throws IOException, InterruptedException {
+    return http.send(
+        java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create("http://127.0.0.1:" + httpPort() + path))
+            .timeout(Duration.ofSeconds(5))
+            .build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** The operator's /metrics, parsed. */
+  Map<String, Double> metrics() throws IOException, InterruptedException {
+    return dev.cellar.testkit.PrometheusText.parse(get("/metrics").body());
   }
 
   /** The operator's HTTP port (health and readiness). */

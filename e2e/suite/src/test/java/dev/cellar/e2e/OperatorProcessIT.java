@@ -13,9 +13,6 @@ import dev.cellar.testkit.LocalClusterExtension;
 import dev.cellar.testkit.PrometheusText;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
@@ -137,17 +134,16 @@ class OperatorProcessIT {
   void healthzStaysUpWhileTheApiServerRestartsAndTheOperatorRecovers() {
     String ns = clusterExtension.newNamespace();
     try (Cellar cellar = Cellar.install("health", Map.of("LEADER_ELECTION", "false"))) {
-      HttpClient http = HttpClient.newHttpClient();
       await("ready")
           .atMost(Duration.ofMinutes(1))
           .ignoreExceptions()
-          .until(() -> status(http, cellar, "/readyz") == 200);
+          .until(() -> cellar.get("/readyz").statusCode() == 200);
       cellar.cluster.stop("apiserver");
       try {
         await("healthz during the outage")
             .during(Duration.ofSeconds(10))
             .atMost(Duration.ofSeconds(15))
-            .until(() -> status(http, cellar, "/healthz") == 200);
+            .until(() -> cellar.get("/healthz").statusCode() == 200);
       } finally {
         cellar.cluster.start("apiserver");
       }
@@ -161,10 +157,9 @@ class OperatorProcessIT {
   void metricsAreRecordedAsPrometheusTextAndGrowWithReconciles() throws Exception {
     String ns = clusterExtension.newNamespace();
     try (Cellar cellar = Cellar.install("metrics", Map.of("LEADER_ELECTION", "false"))) {
-      HttpClient http = HttpClient.newHttpClient();
       createDatabase(ns, "first");
       awaitReady(ns, "first");
-      Map<String, Double> before = metrics(http, cellar);
+      Map<String, Double> before = metrics(cellar);
       double started = PrometheusText.sum(before, "operator_sdk_reconciliations_started_total");
       assertThat(started).isPositive();
       assertThat(PrometheusText.sum(before, "cellar_databases", "phase=\"Ready\""))
@@ -181,10 +176,9 @@ class OperatorProcessIT {
           .atMost(Duration.ofSeconds(30))
           .until(
               () ->
-                  PrometheusText.sum(
-                          metrics(http, cellar), "operator_sdk_reconciliations_started_total")
+                  PrometheusText.sum(metrics(cellar), "operator_sdk_reconciliations_started_total")
                       > started);
-      assertThat(PrometheusText.sum(metrics(http, cellar), "cellar_databases", "phase=\"Ready\""))
+      assertThat(PrometheusText.sum(metrics(cellar), "cellar_databases", "phase=\"Ready\""))
           .isGreaterThanOrEqualTo(2);
     }
   }
@@ -193,7 +187,6 @@ class OperatorProcessIT {
   void startsWaitingForAnApiServerThatIsDownAndRunsOnceItAnswers() {
     String ns = clusterExtension.newNamespace();
     try (Cellar cellar = Cellar.install("api-server-down", Map.of("LEADER_ELECTION", "false"))) {
-      HttpClient http = HttpClient.newHttpClient();
       cellar.kill9();
       cellar.cluster.stop("apiserver");
       try {
@@ -208,8 +201,8 @@ class OperatorProcessIT {
             .until(
                 () ->
                     cellar.isAlive()
-                        && status(http, cellar, "/healthz") == 200
-                        && status(http, cellar, "/readyz") == 503);
+                        && cellar.get("/healthz").statusCode() == 200
+                        && cellar.get("/readyz").statusCode() == 503);
         assertThat(cellar.log()).doesNotContain("\tat ");
       } finally {
         cellar.cluster.start("apiserver");
@@ -220,25 +213,11 @@ class OperatorProcessIT {
     }
   }
 
-  static Map<String, Double> metrics(HttpClient http, Cellar cellar) throws Exception {
-    HttpResponse<String> response =
-        http.send(
-            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + cellar.httpPort() + "/metrics"))
-                .timeout(Duration.ofSeconds(5))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
+  static Map<String, Double> metrics(Cellar cellar) throws Exception {
+    HttpResponse<String> response = cellar.get("/metrics");
     assertThat(response.statusCode()).isEqualTo(200);
     assertThat(response.headers().firstValue("Content-Type"))
         .hasValueSatisfying(t -> assertThat(t).startsWith("text/plain; version=0.0.4"));
     return PrometheusText.parse(response.body());
-  }
-
-  static int status(HttpClient http, Cellar cellar, String path) throws Exception {
-    return http.send(
-            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + cellar.httpPort() + path))
-                .timeout(Duration.ofSeconds(2))
-                .build(),
-            HttpResponse.BodyHandlers.discarding())
-        .statusCode();
   }
 }

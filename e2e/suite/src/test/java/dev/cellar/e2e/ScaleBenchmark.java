@@ -23,10 +23,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -105,7 +101,6 @@ class ScaleBenchmark {
 
   final int threads = Integer.getInteger("bench.threads", 10);
   final Duration idle = Duration.ofSeconds(Long.getLong("bench.idleSeconds", 300));
-  final HttpClient http = HttpClient.newHttpClient();
 
   @Test
   void scale() throws Exception {
@@ -141,7 +136,7 @@ class ScaleBenchmark {
       await("operator ready")
           .atMost(Duration.ofMinutes(2))
           .ignoreExceptions()
-          .until(() -> status(cellar, "/readyz") == 200);
+          .until(() -> cellar.get("/readyz").statusCode() == 200);
 
       // Converge: N Databases created at once by `threads` clients.
       FirstSeen<Database> ready =
@@ -229,14 +224,14 @@ class ScaleBenchmark {
           .ignoreExceptions()
           .until(
               () ->
-                  PrometheusText.sum(metrics(cellar), "operator_sdk_reconciliations_started_total")
+                  PrometheusText.sum(cellar.metrics(), "operator_sdk_reconciliations_started_total")
                       > 0);
       row.firstReconcile = Duration.between(processStart, Instant.now());
       await("restarted operator ready")
           .atMost(Duration.ofMinutes(3))
           .pollInterval(Duration.ofMillis(20))
           .ignoreExceptions()
-          .until(() -> status(cellar, "/readyz") == 200);
+          .until(() -> cellar.get("/readyz").statusCode() == 200);
       row.ready = Duration.between(processStart, Instant.now());
 
       children = Floor.children(client);
@@ -363,28 +358,11 @@ class ScaleBenchmark {
     }
   }
 
-  int status(Cellar cellar, String path) throws Exception {
-    return http.send(request(cellar, path), HttpResponse.BodyHandlers.discarding()).statusCode();
+  static long heapUsed(Cellar cellar) throws Exception {
+    return (long) PrometheusText.sum(cellar.metrics(), "jvm_memory_used_bytes", "area=\"heap\"");
   }
 
-  Map<String, Double> metrics(Cellar cellar) throws Exception {
-    return PrometheusText.parse(
-        http.send(request(cellar, "/metrics"), HttpResponse.BodyHandlers.ofString()).body());
-  }
-
-  long heapUsed(Cellar cellar) throws Exception {
-    return (long) PrometheusText.sum(metrics(cellar), "jvm_memory_used_bytes", "area=\"heap\"");
-  }
-
-  static HttpRequest request(Cellar cellar, String path) {
-    return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + cellar.httpPort() + path))
-        .timeout(Duration.ofSeconds(5))
-        .build();
-  }
-
-  /**
-   * User and system CPU time of a process so far, from /proc/PID/stat (in clock ticks of 10 ms).
-   */
+  /** User and system CPU time of a process so far, from /proc/PID/stat (clock ticks of 10 ms). */
   static double cpuSeconds(long pid) throws Exception {
     String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
     String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
