@@ -27,15 +27,14 @@ public final class ApiServerWait {
     Optional<String> problem();
   }
 
-  /** A probe, and a sleep between tries (a parameter so that tests need not wait). */
-  private final Probe probe;
-
-  private final Sleeper sleeper;
-
+  /** The pause between tries; a parameter so that tests need not wait. */
   @FunctionalInterface
   interface Sleeper {
     void sleep(Duration duration) throws InterruptedException;
   }
+
+  private final Probe probe;
+  private final Sleeper sleeper;
 
   ApiServerWait(Probe probe, Sleeper sleeper) {
     this.probe = probe;

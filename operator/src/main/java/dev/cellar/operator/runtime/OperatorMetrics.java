@@ -11,7 +11,6 @@ import io.javaoperatorsdk.operator.processing.Controller;
 import io.javaoperatorsdk.operator.processing.event.Event;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
@@ -40,11 +39,7 @@ public final class OperatorMetrics implements Metrics {
   private final Metrics josdk;
 
   public OperatorMetrics() {
-    this(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
-  }
-
-  private OperatorMetrics(PrometheusMeterRegistry registry) {
-    this.registry = registry;
+    this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     this.josdk = MicrometerMetrics.withoutPerResourceMetrics(registry);
     new JvmMemoryMetrics().bindTo(registry);
     new JvmGcMetrics().bindTo(registry);
@@ -52,10 +47,6 @@ public final class OperatorMetrics implements Metrics {
     new ClassLoaderMetrics().bindTo(registry);
     new ProcessorMetrics().bindTo(registry);
     new UptimeMetrics().bindTo(registry);
-  }
-
-  MeterRegistry registry() {
-    return registry;
   }
 
   /** The Prometheus text exposition of every meter. */
