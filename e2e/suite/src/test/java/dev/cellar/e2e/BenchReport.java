@@ -52,10 +52,12 @@ final class BenchReport {
 
   static void write(List<Row> rows, int threads, Duration idle) throws IOException {
     Path file = LocalCluster.repoRoot().resolve("docs/benchmarks.md");
+    // Everything above the marker is prose kept as it is; a page without the marker keeps it all.
+    String page = Files.exists(file) ? Files.readString(file) : "# Benchmarks\n";
     String head =
-        Files.exists(file) && Files.readString(file).contains(MARKER)
-            ? Files.readString(file).substring(0, Files.readString(file).indexOf(MARKER))
-            : "# Benchmarks\n\n";
+        page.contains(MARKER)
+            ? page.substring(0, page.indexOf(MARKER))
+            : page.stripTrailing() + "\n\n";
     List<String> out = new ArrayList<>();
     out.add(MARKER);
     out.add("");
