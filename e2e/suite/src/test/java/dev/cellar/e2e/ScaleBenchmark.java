@@ -121,6 +121,7 @@ class ScaleBenchmark {
     LocalCluster cluster = LocalCluster.get();
     cluster.recreate();
     BenchReport.Row row = new BenchReport.Row(n);
+    Duration deadline = Duration.ofMinutes(10).plusSeconds(n);
     List<List<HasMetadata>> children;
     try (KubernetesClient client = cluster.newClient();
         Cellar cellar =
@@ -128,11 +129,7 @@ class ScaleBenchmark {
                 "bench-" + n,
                 Map.of("LEADER_ELECTION", "false", "RECONCILE_THREADS", String.valueOf(threads)),
                 JVM)) {
-      addNodes(client, n);
-      client
-          .namespaces()
-          .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
-          .create();
+      prepare(client, n);
       await("operator ready")
           .atMost(Duration.ofMinutes(2))
           .ignoreExceptions()
@@ -151,7 +148,6 @@ class ScaleBenchmark {
             client.resources(Database.class).inNamespace(NS).resource(database(name, i)).create();
             created.put(name, Instant.now());
           });
-      Duration deadline = Duration.ofMinutes(10).plusSeconds(n);
       await(n + " Databases Ready")
           .atMost(deadline)
           .pollInterval(Duration.ofMillis(200))
@@ -164,7 +160,7 @@ class ScaleBenchmark {
               .map(e -> Duration.between(e.getValue(), ready.at(e.getKey())))
               .sorted()
               .toList();
-      row.convergeWrites = Audit.count(OPERATOR_USER, WRITES, start, converged);
+      row.convergeWrites = Audit.count(OPERATOR_USER, start, converged).only(WRITES);
 
       // Cost after convergence.
       row.cpuSeconds = cpuSeconds(cellar.pid());
@@ -177,11 +173,11 @@ class ScaleBenchmark {
       Instant idleStart = Instant.now();
       await("idle window").pollDelay(idle).atMost(idle.plusMinutes(1)).until(cellar::isAlive);
       Instant idleEnd = Instant.now();
-      Audit.Counts writes = Audit.count(OPERATOR_USER, WRITES, idleStart, idleEnd);
-      Audit.Counts reads = Audit.count(OPERATOR_USER, READS, idleStart, idleEnd);
-      row.idleWrites = writes;
-      row.idleReads = reads;
-      row.readsPerMinute = reads.total() * 60.0 / Duration.between(idleStart, idleEnd).toSeconds();
+      Audit.Counts requests = Audit.count(OPERATOR_USER, idleStart, idleEnd);
+      row.idleWrites = requests.only(WRITES);
+      row.idleReads = requests.only(READS);
+      row.readsPerMinute =
+          row.idleReads.total() * 60.0 / Duration.between(idleStart, idleEnd).toSeconds();
 
       // Churn: 10 % of the StatefulSets deleted at once.
       List<StatefulSet> victims =
@@ -240,24 +236,29 @@ class ScaleBenchmark {
     // The floor: the same children from a plain client, on a fresh cluster.
     cluster.recreate();
     try (KubernetesClient client = cluster.newClient()) {
-      addNodes(client, n);
-      client
-          .namespaces()
-          .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
-          .create();
+      prepare(client, n);
       FirstSeen<StatefulSet> ready =
           new FirstSeen<>(
               client.apps().statefulSets().inNamespace(NS).inform(), ScaleBenchmark::ready);
       Instant start = Instant.now();
       inParallel(children, objects -> objects.forEach(o -> client.resource(o).create()));
       await("floor: " + n + " StatefulSets ready")
-          .atMost(Duration.ofMinutes(10).plusSeconds(n))
+          .atMost(deadline)
           .pollInterval(Duration.ofMillis(200))
           .until(() -> ready.count() == children.size());
       ready.close();
       row.floor = Duration.between(start, ready.last());
     }
     return row;
+  }
+
+  /** A cluster ready for {@code n} Databases: nodes for their pods and the namespace. */
+  static void prepare(KubernetesClient client, int n) {
+    addNodes(client, n);
+    client
+        .namespaces()
+        .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
+        .create();
   }
 
   /** Pods a benchmark node holds; the local cluster's two nodes hold 80 database pods each. */
