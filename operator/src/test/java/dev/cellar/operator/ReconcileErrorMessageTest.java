@@ -2,6 +2,7 @@ package dev.cellar.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cellar.operator.status.ErrorMessages;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.AggregatedOperatorException;
 import java.util.LinkedHashMap;
@@ -21,7 +22,7 @@ class ReconcileErrorMessageTest {
     causes.put(
         "statefulset", new IllegalStateException("boom", new RuntimeException("root cause")));
     String message =
-        DatabaseReconciler.rootMessage(new AggregatedOperatorException("workflow failed", causes));
+        ErrorMessages.oneLine(new AggregatedOperatorException("workflow failed", causes));
     assertThat(message)
         .isEqualTo(
             "headless: Failure executing: PUT at: https://x/services/a. Message: conflict;"
