@@ -14,6 +14,7 @@ import dev.cellar.operator.dependent.ReadOnlyServiceDependent;
 import dev.cellar.operator.dependent.StatefulSetDependent;
 import dev.cellar.operator.primary.PodRoles;
 import dev.cellar.operator.status.ErrorMessages;
+import dev.cellar.operator.status.Observed;
 import dev.cellar.operator.status.StatusWriter;
 import dev.cellar.operator.storage.StoragePlan;
 import dev.cellar.operator.storage.StorageResize;
@@ -33,6 +34,7 @@ import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -125,23 +127,26 @@ public class DatabaseReconciler implements Reconciler<Database> {
     // 5. Data volumes grown when spec.storage grew.
     StorageResize.Outcome resize = StorageResize.apply(storage, context.getClient());
     // 6. The status from what the children report, written only when it changed.
-    StatusWriter.write(db, context, resize, Optional.empty());
-    return resize.resizing()
-        ? UpdateControl.<Database>noUpdate().rescheduleAfter(StorageResize.POLL)
-        : UpdateControl.noUpdate();
+    Optional<Duration> recheck = StatusWriter.write(db, context, resize, Optional.empty());
+    if (resize.resizing()) {
+      recheck = Optional.of(StorageResize.POLL);
+    }
+    return recheck
+        .map(after -> UpdateControl.<Database>noUpdate().rescheduleAfter(after))
+        .orElseGet(UpdateControl::noUpdate);
   }
 
   @Override
   public ErrorStatusUpdateControl<Database> updateErrorStatus(
       Database db, Context<Database> context, Exception e) {
-    String message = ErrorMessages.oneLine(e);
+    Observed.Failure failure = ErrorMessages.failure(e);
     log.warn(
         "reconcile of {}/{} failed: {}",
         db.getMetadata().getNamespace(),
         db.getMetadata().getName(),
-        message);
+        failure.message());
     try {
-      StatusWriter.write(db, context, StorageResize.Outcome.NONE, Optional.of(message));
+      StatusWriter.write(db, context, StorageResize.Outcome.NONE, Optional.of(failure));
     } catch (RuntimeException statusError) {
       log.warn("could not report the error in the status: {}", statusError.toString());
     }

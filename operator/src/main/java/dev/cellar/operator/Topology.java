@@ -158,6 +158,11 @@ public record Topology(Database db) {
         profile(), db.getSpec().getVersion(), existing.flatMap(Topology::runningVersion));
   }
 
+  /** The version the spec asks for (the CRD's pattern makes it parse). */
+  public EngineVersion wantedVersion() {
+    return EngineVersion.parse(db.getSpec().getVersion());
+  }
+
   /**
    * The image of the database pods and of the backup Jobs (whose client tools must match the
    * server): a refused version change keeps the image that runs, whatever spec.image says; else

@@ -4,6 +4,7 @@ import dev.cellar.api.v1.Database;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.deletion.DataRetention;
+import dev.cellar.operator.guard.WriteBudget;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -28,6 +29,19 @@ abstract class DatabaseChild<R extends HasMetadata>
   @Override
   protected ResourceID targetSecondaryResourceID(Database db, Context<Database> context) {
     return new ResourceID(childName(Topology.of(db)), db.getMetadata().getNamespace());
+  }
+
+  /** Every write of a child spends from its {@link WriteBudget}, so no spec can loop. */
+  @Override
+  public R create(R desired, Database db, Context<Database> context) {
+    WriteBudget.spend(db, resourceType().getSimpleName() + " " + childName(Topology.of(db)));
+    return super.create(desired, db, context);
+  }
+
+  @Override
+  public R update(R actual, R desired, Database db, Context<Database> context) {
+    WriteBudget.spend(db, resourceType().getSimpleName() + " " + childName(Topology.of(db)));
+    return super.update(actual, desired, db, context);
   }
 
   /** Name, namespace and labels of the child. */

@@ -62,6 +62,15 @@ public final class Conditions {
     RECONCILE_ERROR("ReconcileError", Type.DEGRADED),
     REPLICAS_NOT_READY("ReplicasNotReady", Type.DEGRADED),
     AS_EXPECTED("AsExpected", Type.DEGRADED),
+    // Degraded: why pods cannot run (PodTrouble), what the operator cannot write.
+    IMAGE_PULL_FAILED("ImagePullFailed", Type.DEGRADED),
+    POD_CONFIG_ERROR("PodConfigError", Type.DEGRADED),
+    CRASH_LOOP("CrashLoop", Type.DEGRADED),
+    OOM_KILLED("OOMKilled", Type.DEGRADED),
+    UNSCHEDULABLE("Unschedulable", Type.DEGRADED),
+    POD_CREATION_FAILED("PodCreationFailed", Type.DEGRADED),
+    CREDENTIALS_INCOMPLETE("CredentialsIncomplete", Type.DEGRADED),
+    WRITE_LOOP("WriteLoop", Type.DEGRADED),
     // BackupReady (BackupFailed is also a Degraded reason)
     BACKUP_DISABLED("BackupDisabled", Type.BACKUP_READY),
     BACKUP_PENDING("BackupPending", Type.BACKUP_READY),

@@ -8,6 +8,7 @@ import dev.cellar.operator.engine.VersionDecision;
 import dev.cellar.operator.status.Conditions.Reason;
 import dev.cellar.operator.status.Conditions.Type;
 import dev.cellar.operator.storage.StorageResize;
+import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
@@ -15,6 +16,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Computes a Database's status from what its children report, one small method per condition. Pure:
@@ -37,9 +39,10 @@ public final class StatusFactory {
       boolean rolledOut,
       boolean primaryReady,
       boolean wasReadyBefore,
-      Optional<String> runningVersion) {
+      Optional<String> runningVersion,
+      Optional<PodTrouble> podTrouble) {
 
-    static Facts of(Database db, Observed observed) {
+    static Facts of(Database db, Observed observed, Instant now) {
       DatabaseStatus previous = Optional.ofNullable(db.getStatus()).orElseGet(DatabaseStatus::new);
       int desired = db.getSpec().getReplicas();
       Optional<StatefulSet> sts = observed.statefulSet();
@@ -51,9 +54,13 @@ public final class StatusFactory {
           desired,
           sts.map(StatefulSet::getStatus).map(StatefulSetStatus::getReadyReplicas).orElse(0),
           sts.map(s -> StatusFactory.rolledOut(s, desired)).orElse(false),
-          observed.primaryPod().map(StatusFactory::podReady).orElse(false),
-          previous.getPhase() != null && previous.getPhase() != Phase.Provisioning,
-          sts.flatMap(Topology::runningVersion));
+          observed.pod(Topology.of(db).primaryPod()).map(StatusFactory::podReady).orElse(false),
+          // Failed is only ever reached by a Database that never ran (see phase()).
+          previous.getPhase() != null
+              && previous.getPhase() != Phase.Provisioning
+              && previous.getPhase() != Phase.Failed,
+          sts.flatMap(Topology::runningVersion),
+          PodTrouble.of(observed.pods()).filter(t -> t.counts(now)));
     }
 
     VersionDecision decision() {
@@ -74,21 +81,22 @@ public final class StatusFactory {
   }
 
   public static DatabaseStatus compute(Database db, Observed observed, Instant now) {
-    Facts f = Facts.of(db, observed);
+    Facts f = Facts.of(db, observed, now);
     long generation = Optional.ofNullable(db.getMetadata().getGeneration()).orElse(0L);
     Verdict backup = backupReady(f);
+    Verdict degraded = degraded(f, backup);
     ConditionSet conditions =
         new ConditionSet(f.previous().getConditions(), generation, now)
             .set(Type.READY, ready(f))
             .set(Type.AVAILABLE, available(f))
             .set(Type.PROGRESSING, progressing(f))
             .set(Type.BACKUP_READY, backup)
-            .set(Type.DEGRADED, degraded(f, backup));
+            .set(Type.DEGRADED, degraded);
 
     DatabaseStatus status = new DatabaseStatus();
     status.setObservedGeneration(generation);
     status.setConditions(conditions.build());
-    status.setPhase(phase(status, f.hasStatefulSet(), f.wasReadyBefore()));
+    status.setPhase(phase(status, f.hasStatefulSet(), f.wasReadyBefore(), degraded.reason()));
     status.setEngine(
         f.hasStatefulSet() ? db.getSpec().getEngine().value() : f.previous().getEngine());
     status.setVersion(
@@ -190,8 +198,18 @@ public final class StatusFactory {
           Reason.RESIZE_UNSUPPORTED,
           f.storage().message() + ". " + f.storage().pendingAction());
     }
+    if (f.observed().credentials().isPresent()) {
+      return new Verdict(true, Reason.CREDENTIALS_INCOMPLETE, f.observed().credentials().get());
+    }
     if (f.observed().error().isPresent()) {
-      return new Verdict(true, Reason.RECONCILE_ERROR, f.observed().error().get());
+      Observed.Failure error = f.observed().error().get();
+      return new Verdict(true, error.reason(), error.message());
+    }
+    if (f.observed().podCreation().isPresent()) {
+      return new Verdict(true, Reason.POD_CREATION_FAILED, f.observed().podCreation().get());
+    }
+    if (f.podTrouble().isPresent()) {
+      return podTrouble(f, f.podTrouble().get());
     }
     if (f.rolledOut() && f.wasReadyBefore() && f.ready() < f.desired()) {
       return new Verdict(
@@ -205,6 +223,24 @@ public final class StatusFactory {
       return new Verdict(true, Reason.BACKUP_FAILED, backup.message());
     }
     return new Verdict(false, Reason.AS_EXPECTED, "nothing needs attention");
+  }
+
+  /**
+   * A pod's trouble. An image pull alternates between ErrImagePull (with the registry's message)
+   * and ImagePullBackOff (without): while the same image fails on the same pod, the message written
+   * first stays, so the back-off does not rewrite the status at every retry.
+   */
+  static Verdict podTrouble(Facts f, PodTrouble trouble) {
+    Optional<Condition> before = ConditionSet.find(f.previous().getConditions(), Type.DEGRADED);
+    String samePull = trouble.message().split(": ", 2)[0].split("\\. Check", 2)[0];
+    if (trouble.reason() == Reason.IMAGE_PULL_FAILED
+        && before.isPresent()
+        && trouble.reason().value().equals(before.get().getReason())
+        && before.get().getMessage() != null
+        && before.get().getMessage().startsWith(samePull)) {
+      return new Verdict(true, trouble.reason(), before.get().getMessage());
+    }
+    return new Verdict(true, trouble.reason(), trouble.message());
   }
 
   /** BackupReady, from the CronJob and its last Job. */
@@ -248,9 +284,22 @@ public final class StatusFactory {
         "CronJob " + f.topology().backupCronJob() + " runs on schedule '" + schedule + "'");
   }
 
-  private static Phase phase(DatabaseStatus status, boolean stsExists, boolean wasReadyBefore) {
+  /** Reasons that nothing but the user mends: a Database that never ran with one has Failed. */
+  private static final Set<Reason> USER_MUST_ACT =
+      Set.of(
+          Reason.IMAGE_PULL_FAILED,
+          Reason.POD_CONFIG_ERROR,
+          Reason.CREDENTIALS_INCOMPLETE,
+          Reason.POD_CREATION_FAILED,
+          Reason.OOM_KILLED);
+
+  private static Phase phase(
+      DatabaseStatus status, boolean stsExists, boolean wasReadyBefore, Reason degraded) {
     var conditions = status.getConditions();
     if (!stsExists && ConditionSet.isTrue(conditions, Type.DEGRADED)) {
+      return Phase.Failed;
+    }
+    if (!wasReadyBefore && USER_MUST_ACT.contains(degraded)) {
       return Phase.Failed;
     }
     if (ConditionSet.isTrue(conditions, Type.DEGRADED)) {

@@ -5,6 +5,7 @@ import static dev.cellar.operator.storage.StoragePlan.capacity;
 import static dev.cellar.operator.storage.StoragePlan.requested;
 import static dev.cellar.operator.storage.StoragePlan.smaller;
 
+import dev.cellar.operator.guard.WriteBudget;
 import dev.cellar.operator.status.Conditions.Reason;
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
@@ -74,6 +75,7 @@ public final class StorageResize {
                   "{\"spec\":{\"resources\":{\"requests\":{\"storage\":\"" + wanted + "\"}}}}");
         }
       }
+      WriteBudget.spend(plan.topology().db(), "StatefulSet " + plan.topology().statefulSet());
       log.info(
           "recreating StatefulSet {} with {} volumes; its pods keep running",
           plan.topology().statefulSet(),

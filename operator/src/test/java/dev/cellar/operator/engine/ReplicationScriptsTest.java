@@ -315,6 +315,7 @@ class ReplicationScriptsTest {
   // ---------------------------------------------------------------------------------------------
 
   private static final java.time.Duration TIMEOUT = java.time.Duration.ofSeconds(30);
+
   /** The MySQL family's scripts load lib.sh, their dialect, then what both dialects share. */
   private static final String LOAD =
       ". lib.sh && . dialect.sh && { [ ! -f mysql-lib.sh ] || . mysql-lib.sh; } && ";

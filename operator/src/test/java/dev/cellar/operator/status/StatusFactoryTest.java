@@ -21,6 +21,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.CronJobBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -77,11 +78,13 @@ class StatusFactoryTest {
         new CronJobBuilder().withNewMetadata().withName("orders-backup").endMetadata().build();
     return new Observed(
         sts,
-        Optional.of(pod(primaryReady)),
+        List.of(pod(primaryReady)),
         Optional.of(cron),
         job,
         Topology.of(db).versionDecision(sts),
         StorageResize.Outcome.NONE,
+        Optional.empty(),
+        Optional.empty(),
         Optional.empty());
   }
 
