@@ -34,6 +34,7 @@ import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import io.javaoperatorsdk.operator.processing.retry.GradualRetry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -83,6 +84,9 @@ import org.slf4j.LoggerFactory;
 @ControllerConfiguration(
     maxReconciliationInterval =
         @MaxReconciliationInterval(interval = 5, timeUnit = TimeUnit.MINUTES))
+// Errors are retried for as long as they last, at most once a minute: a cause the user removes
+// (a quota, a missing key) is noticed within a minute, not at the next 5-minute resync.
+@GradualRetry(maxAttempts = -1, initialInterval = 2000, intervalMultiplier = 2, maxInterval = 60000)
 public class DatabaseReconciler implements Reconciler<Database> {
   private static final Logger log = LoggerFactory.getLogger(DatabaseReconciler.class);
 

@@ -10,15 +10,20 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A budget of writes per child: no child of a Database is created, updated or deleted more than
- * {@link #LIMIT} times a {@link #WINDOW}. A converged Database costs no write at all, and a spec
+ * {@link #LIMIT} times in a {@link #WINDOW}. A converged Database costs no write at all, and a spec
  * change a handful; a child written more often than that is one whose desired state never reads
  * back equal (a value the API server stores in another form, a field another controller owns), and
  * writing it again would only repeat the loop. The write is refused with {@link WriteLoop}, which
- * the status reports as reason WriteLoop, and JOSDK's retry backs off.
+ * the status reports as reason WriteLoop, and the reconciler's retry backs off.
  */
 public final class WriteBudget {
-  public static final int LIMIT = 10;
-  public static final Duration WINDOW = Duration.ofSeconds(60);
+  /**
+   * A spec change writes each child once, a storage resize the StatefulSet twice: eight in five
+   * minutes leaves room for a busy user, and holds a loop to fewer than two writes a minute.
+   */
+  public static final int LIMIT = 8;
+
+  public static final Duration WINDOW = Duration.ofMinutes(5);
 
   private static final Map<String, Deque<Instant>> WRITES = new ConcurrentHashMap<>();
   private static volatile Instant lastSweep = Instant.EPOCH;

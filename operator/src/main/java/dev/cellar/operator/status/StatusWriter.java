@@ -27,13 +27,15 @@ import org.slf4j.LoggerFactory;
 public final class StatusWriter {
   private static final Logger log = LoggerFactory.getLogger(StatusWriter.class);
 
+  static final Duration CREDENTIALS_RECHECK = Duration.ofSeconds(30);
+
   private StatusWriter() {}
 
   /**
    * Writes the status if it changed.
    *
    * @return when to look again: a pod trouble that has not lasted its grace yet is reported only
-   *     once it has, and nothing else would trigger a reconcile then
+   *     once it has, and a user's Secret is not watched; nothing else would trigger a reconcile
    */
   public static Optional<Duration> write(
       Database db,
@@ -44,6 +46,11 @@ public final class StatusWriter {
     Observed observed = observe(db, context, storage, error);
     DatabaseStatus status = StatusFactory.compute(db, observed, now);
     Optional<Duration> recheck = PodTrouble.of(observed.pods()).flatMap(t -> t.countsIn(now));
+    if (observed.credentials().isPresent()) {
+      // A Secret the user brought is not watched (only Cellar's are cached): look again for the
+      // missing keys, a read every half minute while they are missing.
+      recheck = Optional.of(CREDENTIALS_RECHECK);
+    }
     if (status.equals(db.getStatus())) {
       return recheck;
     }

@@ -37,7 +37,7 @@ class WriteBudgetTest {
     WriteBudget.spend(db("u2"), "StatefulSet orders");
     assertThatThrownBy(() -> WriteBudget.spend(db, "StatefulSet orders"))
         .isInstanceOf(WriteBudget.WriteLoop.class)
-        .hasMessageContaining("StatefulSet orders was written 10 times within 60 s")
+        .hasMessageContaining("StatefulSet orders was written 8 times within 300 s")
         .hasMessageContaining("kubectl get db orders -o yaml");
     try {
       WriteBudget.spend(db, "StatefulSet orders");
