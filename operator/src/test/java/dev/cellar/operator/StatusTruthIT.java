@@ -108,4 +108,15 @@ class StatusTruthIT extends ReconcilerTestBase {
     operator.replace(secret);
     awaitPhase("mine", Phase.Ready);
   }
+
+  @Test
+  void aStorageClassThatDoesNotExistIsNamed() {
+    DatabaseSpec spec = new DatabaseSpec(Engine.POSTGRESQL, "16", "1Gi");
+    spec.setStorageClassName("no-such-class");
+    operator.create(new Database(null, "noclass", spec));
+    Condition degraded = awaitDegraded("noclass", "VolumePending");
+    assertThat(degraded.getMessage())
+        .contains("PVC data-noclass-0 is Pending", "no-such-class", "spec.storageClassName");
+    assertThat(get("noclass").getStatus().getPhase()).isEqualTo(Phase.Failed);
+  }
 }

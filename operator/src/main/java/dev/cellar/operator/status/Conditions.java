@@ -68,6 +68,7 @@ public final class Conditions {
     CRASH_LOOP("CrashLoop", Type.DEGRADED),
     OOM_KILLED("OOMKilled", Type.DEGRADED),
     UNSCHEDULABLE("Unschedulable", Type.DEGRADED),
+    VOLUME_PENDING("VolumePending", Type.DEGRADED),
     POD_CREATION_FAILED("PodCreationFailed", Type.DEGRADED),
     CREDENTIALS_INCOMPLETE("CredentialsIncomplete", Type.DEGRADED),
     WRITE_LOOP("WriteLoop", Type.DEGRADED),

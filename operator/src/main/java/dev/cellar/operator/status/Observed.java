@@ -20,6 +20,7 @@ import java.util.Optional;
  * @param credentials what is wrong with the credentials Secret the pods read, if anything
  * @param podCreation why the StatefulSet cannot create its pods (its FailedCreate Event), if it
  *     cannot
+ * @param volumes why a volume claim stays Pending (its Warning Event), if one does
  */
 public record Observed(
     Optional<StatefulSet> statefulSet,
@@ -30,7 +31,8 @@ public record Observed(
     StorageResize.Outcome storage,
     Optional<Failure> error,
     Optional<String> credentials,
-    Optional<String> podCreation) {
+    Optional<String> podCreation,
+    Optional<String> volumes) {
 
   /** A failure to report in Degraded: its reason and one line that says what to do. */
   public record Failure(Reason reason, String message) {}

@@ -208,6 +208,9 @@ public final class StatusFactory {
     if (f.observed().podCreation().isPresent()) {
       return new Verdict(true, Reason.POD_CREATION_FAILED, f.observed().podCreation().get());
     }
+    if (f.observed().volumes().isPresent()) {
+      return new Verdict(true, Reason.VOLUME_PENDING, f.observed().volumes().get());
+    }
     if (f.podTrouble().isPresent()) {
       return podTrouble(f, f.podTrouble().get());
     }
@@ -291,6 +294,7 @@ public final class StatusFactory {
           Reason.POD_CONFIG_ERROR,
           Reason.CREDENTIALS_INCOMPLETE,
           Reason.POD_CREATION_FAILED,
+          Reason.VOLUME_PENDING,
           Reason.OOM_KILLED);
 
   private static Phase phase(

@@ -3,7 +3,9 @@ package dev.cellar.operator.status;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseStatus;
 import dev.cellar.operator.Topology;
+import dev.cellar.operator.storage.StoragePlan;
 import dev.cellar.operator.storage.StorageResize;
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
@@ -17,6 +19,7 @@ import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -91,7 +94,54 @@ public final class StatusWriter {
         storage,
         error,
         credentials(topology, context),
-        podCreation(topology, context, sts, pods));
+        podCreation(topology, context, sts, pods),
+        volumes(topology, context));
+  }
+
+  /**
+   * Why a claim stays Pending: a missing storage class, a provisioner that fails. Only its Warning
+   * Events say so, read only for claims that are Pending (a moment at creation, otherwise rare).
+   */
+  private static Optional<String> volumes(Topology topology, Context<Database> context) {
+    Optional<StoragePlan> plan =
+        context
+            .managedWorkflowAndDependentResourceContext()
+            .get(StoragePlan.CONTEXT_KEY, StoragePlan.class);
+    return plan.stream()
+        .flatMap(p -> Stream.concat(p.dataClaims().stream(), p.backupClaim().stream()))
+        .filter(c -> c.getStatus() == null || "Pending".equals(c.getStatus().getPhase()))
+        .flatMap(
+            claim ->
+                warnings(context, topology, "PersistentVolumeClaim", claim.getMetadata().getName())
+                    .map(
+                        e ->
+                            "PVC "
+                                + claim.getMetadata().getName()
+                                + " is Pending: "
+                                + e.getReason()
+                                + ": "
+                                + ErrorMessages.oneLine(new IllegalStateException(e.getMessage()))
+                                + ". Check spec.storageClassName and the cluster's provisioner")
+                    .stream())
+        .findFirst();
+  }
+
+  /** The newest recent Warning Event about one object, if any. */
+  private static Optional<Event> warnings(
+      Context<Database> context, Topology topology, String kind, String name) {
+    return context
+        .getClient()
+        .v1()
+        .events()
+        .inNamespace(topology.namespace())
+        .withField("involvedObject.kind", kind)
+        .withField("involvedObject.name", name)
+        .withField("type", "Warning")
+        .list()
+        .getItems()
+        .stream()
+        .filter(e -> recent(e.getLastTimestamp()))
+        .max(Comparator.comparing(e -> Optional.ofNullable(e.getLastTimestamp()).orElse("")));
   }
 
   private static boolean recent(String timestamp) {
@@ -137,25 +187,10 @@ public final class StatusWriter {
         || !pods.stream().allMatch(StatusFactory::podReady)) {
       return Optional.empty();
     }
-    return context
-        .getClient()
-        .v1()
-        .events()
-        .inNamespace(topology.namespace())
-        .withField("involvedObject.kind", "StatefulSet")
-        .withField("involvedObject.name", topology.statefulSet())
-        .withField("reason", "FailedCreate")
-        .list()
-        .getItems()
-        .stream()
-        .filter(
-            e ->
-                e.getInvolvedObject().getUid() == null
-                    || e.getInvolvedObject().getUid().equals(sts.get().getMetadata().getUid()))
-        // The controller retries with back-off and updates the Event each time: an old one is
-        // a trouble that has passed.
-        .filter(e -> recent(e.getLastTimestamp()))
-        .max(Comparator.comparing(e -> Optional.ofNullable(e.getLastTimestamp()).orElse("")))
+    // The controller retries with back-off and renews its Event each time: an old one is a
+    // trouble that has passed.
+    return warnings(context, topology, "StatefulSet", topology.statefulSet())
+        .filter(e -> "FailedCreate".equals(e.getReason()))
         .map(
             e ->
                 "StatefulSet "

@@ -146,6 +146,7 @@ class PodTroubleTest {
         StorageResize.Outcome.NONE,
         Optional.empty(),
         Optional.empty(),
+        Optional.empty(),
         Optional.empty());
   }
 

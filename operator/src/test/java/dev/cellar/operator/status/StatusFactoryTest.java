@@ -85,6 +85,7 @@ class StatusFactoryTest {
         StorageResize.Outcome.NONE,
         Optional.empty(),
         Optional.empty(),
+        Optional.empty(),
         Optional.empty());
   }
 

@@ -30,14 +30,10 @@ RESET MASTER;
 EOF
 }
 
-# cellar_sql_change_source HOST PORT USER PASSWORD: GTID replication from the primary, starting at
+# cellar_sql_change_source_to QUOTED_HOST PORT QUOTED_USER QUOTED_PASSWORD: GTID replication from the primary, starting at
 # @@gtid_slave_pos (set by the seed).
-cellar_sql_change_source() {
-  local host port=$2 user password
-  host=$(cellar_mysql_quote "$1")
-  user=$(cellar_mysql_quote "$3")
-  password=$(cellar_mysql_quote "$4")
-  case "$port" in '' | *[!0-9]*) cellar_die "port '$port' is not a number" ;; esac
+cellar_sql_change_source_to() {
+  local host=$1 port=$2 user=$3 password=$4
   cat <<EOF
 CHANGE MASTER TO MASTER_HOST=${host}, MASTER_PORT=${port}, MASTER_USER=${user}, MASTER_PASSWORD=${password}, MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=10;
 EOF

@@ -86,3 +86,12 @@ ALTER USER ${user}@'%' IDENTIFIED BY ${password};
 GRANT REPLICATION SLAVE ON *.* TO ${user}@'%';
 EOF
 }
+
+# cellar_sql_change_source HOST PORT USER PASSWORD: the dialect's statement that replicates from
+# the primary, with every value quoted for SQL.
+cellar_sql_change_source() {
+  local port=$2
+  case "$port" in '' | *[!0-9]*) cellar_die "port '$port' is not a number" ;; esac
+  cellar_sql_change_source_to "$(cellar_mysql_quote "$1")" "$port" "$(cellar_mysql_quote "$3")" \
+    "$(cellar_mysql_quote "$4")"
+}

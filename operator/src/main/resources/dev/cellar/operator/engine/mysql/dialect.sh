@@ -38,14 +38,10 @@ ${reset}
 EOF
 }
 
-# cellar_sql_change_source HOST PORT USER PASSWORD: GTID auto-positioned replication from the
+# cellar_sql_change_source_to QUOTED_HOST PORT QUOTED_USER QUOTED_PASSWORD: GTID auto-positioned replication from the
 # primary; the RSA key exchange lets caching_sha2_password work without TLS.
-cellar_sql_change_source() {
-  local host port=$2 user password
-  host=$(cellar_mysql_quote "$1")
-  user=$(cellar_mysql_quote "$3")
-  password=$(cellar_mysql_quote "$4")
-  case "$port" in '' | *[!0-9]*) cellar_die "port '$port' is not a number" ;; esac
+cellar_sql_change_source_to() {
+  local host=$1 port=$2 user=$3 password=$4
   cat <<EOF
 CHANGE REPLICATION SOURCE TO SOURCE_HOST=${host}, SOURCE_PORT=${port}, SOURCE_USER=${user}, SOURCE_PASSWORD=${password}, SOURCE_AUTO_POSITION=1, GET_SOURCE_PUBLIC_KEY=1, SOURCE_CONNECT_RETRY=10;
 EOF
