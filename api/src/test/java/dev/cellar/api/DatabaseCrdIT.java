@@ -83,7 +83,10 @@ class DatabaseCrdIT {
 
   /** Creates a Database from a spec written as YAML, exactly as a user would send it. */
   static GenericKubernetesResource create(String specYaml) {
-    String name = "db-" + names.incrementAndGet();
+    return create("db-" + names.incrementAndGet(), specYaml);
+  }
+
+  static GenericKubernetesResource create(String name, String specYaml) {
     String yaml =
         "apiVersion: cellar.dev/v1\nkind: Database\nmetadata:\n  name: "
             + name
@@ -274,5 +277,164 @@ class DatabaseCrdIT {
             .kubectl("-n", namespace, "scale", "db/" + db.getMetadata().getName(), "--replicas=9");
     assertThat(result.exitCode()).isNotZero();
     assertThat(result.output()).contains("spec.replicas");
+  }
+
+  // Refusals added with issue 14: what would fail later, in the operator or in a child, refused
+  // at admission with a message that names the field.
+
+  static final String LONGEST_NAME = "n" + "x".repeat(43) + "1";
+
+  @Test
+  void namesUpToFortyFiveCharactersFitEveryChild() {
+    assertThat(LONGEST_NAME).hasSize(45);
+    assertThat(create(LONGEST_NAME, MINIMAL).getMetadata().getName()).isEqualTo(LONGEST_NAME);
+  }
+
+  @Test
+  void longerNamesAreRefused() {
+    assertThatThrownBy(() -> create(LONGEST_NAME + "y", MINIMAL))
+        .isInstanceOf(KubernetesClientException.class)
+        .satisfies(e -> assertThat(((KubernetesClientException) e).getCode()).isEqualTo(422))
+        .message()
+        .contains(
+            "metadata.name: Invalid value",
+            "a Database name may have at most 45 characters, because its backup CronJob"
+                + " <name>-backup may have at most 52");
+  }
+
+  @Test
+  void namesThatCannotNameAServiceAreRefused() {
+    for (String name : new String[] {"1db", "db.one"}) {
+      assertThatThrownBy(() -> create(name, MINIMAL))
+          .as(name)
+          .isInstanceOf(KubernetesClientException.class)
+          .message()
+          .contains("metadata.name: Invalid value", "must be a DNS-1035 label");
+    }
+  }
+
+  @Test
+  void sizesMustBeAboveZeroAndAtMost64Ti() {
+    assertRejected(
+        "engine: postgresql\nversion: \"16\"\nstorage: 0Mi\n",
+        "spec.storage",
+        "storage must be more than 0, e.g. 10Gi: 0Mi");
+    assertRejected(
+        "engine: postgresql\nversion: \"16\"\nstorage: 65Ti\n",
+        "spec.storage",
+        "storage may be at most 64Ti, the largest volume cloud block storage offers: 65Ti");
+    assertRejected(
+        "engine: postgresql\nversion: \"16\"\nstorage: 67108865Mi\n",
+        "spec.storage",
+        "may be at most 64Ti");
+    assertRejected(
+        MINIMAL + "backup: {storage: 0Gi}\n",
+        "spec.backup.storage",
+        "backup.storage must be more than 0");
+    assertRejected(
+        MINIMAL + "backup: {storage: 100Ti}\n",
+        "spec.backup.storage",
+        "backup.storage may be at most 64Ti");
+    assertThat(spec(create("engine: mysql\nversion: \"8.4\"\nstorage: 67108864Mi\n")))
+        .containsEntry("storage", "67108864Mi");
+    assertThat(spec(create(MINIMAL + "backup: {storage: 64Ti}\n")).get("backup"))
+        .asString()
+        .contains("storage=64Ti");
+  }
+
+  @Test
+  void growingPast64TiIsRefused() {
+    GenericKubernetesResource db = create(MINIMAL);
+    assertUpdateRejected(db, "{\"storage\":\"65Ti\"}", "spec.storage", "may be at most 64Ti");
+    assertUpdateRejected(
+        db, "{\"backup\":{\"storage\":\"65Ti\"}}", "spec.backup.storage", "may be at most 64Ti");
+    assertThat(spec(patchSpec(db, "{\"storage\":\"64Ti\"}"))).containsEntry("storage", "64Ti");
+    // Other changes leave an unchanged size alone.
+    assertThat(spec(patchSpec(db, "{\"replicas\":2}"))).containsEntry("replicas", 2);
+  }
+
+  @Test
+  void requestsAboveLimitsAreRefused() {
+    assertRejected(
+        MINIMAL + "resources: {requests: {cpu: 2}, limits: {cpu: 1500m}}\n",
+        "spec.resources.requests.cpu",
+        "requests.cpu 2 is above limits.cpu 1500m: a pod cannot request more than its limit");
+    assertRejected(
+        MINIMAL + "resources: {requests: {memory: 2Gi}, limits: {memory: 1.5Gi}}\n",
+        "spec.resources.requests.memory",
+        "requests.memory 2Gi is above limits.memory 1.5Gi");
+    assertThat(
+            spec(
+                create(
+                    MINIMAL
+                        + "resources: {requests: {cpu: 1, memory: 1Gi},"
+                        + " limits: {cpu: 1000m, memory: 1024Mi}}\n")))
+        .containsKey("resources");
+    assertThat(spec(create(MINIMAL + "resources: {requests: {cpu: 64, memory: 1Ti}}\n")))
+        .containsKey("resources");
+  }
+
+  @Test
+  void impossibleSchedulesAreRefusedNamingTheCronField() {
+    Map<String, String> refused =
+        Map.ofEntries(
+            Map.entry("61 * * * *", "the minute field (1st) 61 is not"),
+            Map.entry("*/0 * * * *", "the minute field (1st) */0 is not"),
+            Map.entry("0 24 * * *", "the hour field (2nd) 24 is not"),
+            Map.entry("0 5-1 * * *", "the hour field (2nd) 5-1 is not"),
+            Map.entry("0 0 0 * *", "the day-of-month field (3rd) 0 is not"),
+            Map.entry("0 0 1 13 *", "the month field (4th) 13 is not"),
+            Map.entry("0 0 1 foo *", "the month field (4th) foo is not"),
+            Map.entry("0 0 1 dec-jan *", "the month field (4th) dec-jan is not"),
+            Map.entry("0 2 * * 7", "the day-of-week field (5th) 7 is not"),
+            Map.entry("0 0 30 2 *", "never runs: day 30 does not occur in month 2"),
+            Map.entry("0 0 31 apr,jun *", "never runs: day 31 does not occur in month apr,jun"));
+    refused.forEach(
+        (schedule, message) ->
+            assertRejected(
+                MINIMAL + "backup: {schedule: \"" + schedule + "\"}\n",
+                "spec.backup.schedule",
+                message));
+    for (String schedule :
+        new String[] {
+          "*/15 0-6,22-23 1,15 jan-mar,DEC mon-fri",
+          "0 0 30 2 mon",
+          "0 0 29 2 *",
+          "5/10 * * * ?",
+          "0\t2 * * *",
+          "@hourly"
+        }) {
+      assertThat(spec(create(MINIMAL + "backup: {schedule: \"" + schedule + "\"}\n")).get("backup"))
+          .as(schedule)
+          .asString()
+          .contains(schedule);
+    }
+  }
+
+  @Test
+  void imagesMustBeReferences() {
+    for (String image :
+        new String[] {"Postgres:16", "postgres:16 ", "postgres::16", "https://mirror/pg:16", ""}) {
+      assertRejected(MINIMAL + "image: \"" + image + "\"\n", "spec.image", "should match");
+    }
+    for (String image :
+        new String[] {
+          "postgres",
+          "mirror.example:5000/db/postgres:16.4",
+          "localhost/cellar/postgres:16",
+          "[::1]:5000/postgres:16",
+          "postgres:16@sha256:" + "a".repeat(64)
+        }) {
+      assertThat(spec(create(MINIMAL + "image: \"" + image + "\"\n")))
+          .containsEntry("image", image);
+    }
+  }
+
+  @Test
+  void storageClassNamesMustBeObjectNames() {
+    assertRejected(
+        MINIMAL + "storageClassName: Fast_SSD\n", "spec.storageClassName", "should match");
+    assertThat(spec(create(MINIMAL + "storageClassName: fast.ssd-1\n")))
+        .containsEntry("storageClassName", "fast.ssd-1");
   }
 }

@@ -77,7 +77,8 @@ class GeneratedCrdTest {
   @Test
   void requiredFields() {
     assertThat(spec().getRequired()).containsExactlyInAnyOrder("engine", "version", "storage");
-    assertThat(V1.getSchema().getOpenAPIV3Schema().getProperties()).containsKeys("spec", "status");
+    assertThat(V1.getSchema().getOpenAPIV3Schema().getProperties())
+        .containsKeys("metadata", "spec", "status");
   }
 
   @Test
@@ -101,17 +102,78 @@ class GeneratedCrdTest {
   }
 
   @Test
-  void storageHasAPatternAndOnlyGrows() {
+  void storageHasAPatternOnlyGrowsAndStaysWithinBounds() {
     for (JSONSchemaProps storage :
         List.of(specField("storage"), specField("backup").getProperties().get("storage"))) {
       assertThat(storage.getPattern()).isEqualTo("^[0-9]+(Mi|Gi|Ti)$");
+      assertThat(storage.getMaxLength()).isEqualTo(32L);
+      // The shrink rule (a transition rule) and the bounds (checked on create too).
       assertThat(rules(storage))
-          .containsExactly("quantity(self).compareTo(quantity(oldSelf)) >= 0");
+          .containsExactly(
+              "quantity(self).compareTo(quantity(oldSelf)) >= 0",
+              "!isQuantity(self) || (quantity(self).isGreaterThan(quantity('0'))"
+                  + " && quantity(self).compareTo(quantity('64Ti')) <= 0)");
       assertThat(storage.getXKubernetesValidations().get(0).getMessageExpression())
           .contains("can only grow");
+      assertThat(storage.getXKubernetesValidations().get(1).getMessageExpression())
+          .contains("must be more than 0", "may be at most 64Ti");
     }
     assertThat(specField("backup").getProperties().get("storage").getDefault().asText())
         .isEqualTo("10Gi");
+  }
+
+  @Test
+  void theNameFitsEveryChildAndIsCheckedOnCreateOnly() {
+    List<ValidationRule> root = V1.getSchema().getOpenAPIV3Schema().getXKubernetesValidations();
+    assertThat(root).hasSize(1);
+    ValidationRule rule = root.get(0);
+    assertThat(rule.getOptionalOldSelf()).isTrue();
+    assertThat(rule.getFieldPath()).isEqualTo(".metadata.name");
+    assertThat(V1.getSchema().getOpenAPIV3Schema().getProperties().get("metadata").getType())
+        .as("metadata declared, so that the rule's fieldPath is valid")
+        .isEqualTo("object");
+    assertThat(rule.getRule())
+        .startsWith("oldSelf.hasValue() ||")
+        .contains("size(self.metadata.name) <= 45")
+        .contains("'^[a-z]([-a-z0-9]*[a-z0-9])?$'");
+    // <name>-backup, the CronJob, is the tightest: 52 characters at most.
+    assertThat(45 + "-backup".length()).isEqualTo(52);
+  }
+
+  @Test
+  void requestsMayNotExceedLimits() {
+    JSONSchemaProps resources = specField("resources");
+    assertThat(resources.getXKubernetesValidations())
+        .extracting(ValidationRule::getFieldPath)
+        .containsExactlyInAnyOrder(".requests.cpu", ".requests.memory");
+    assertThat(rules(resources))
+        .allSatisfy(r -> assertThat(r).contains("quantity(string(self.requests."));
+  }
+
+  @Test
+  void scheduleFieldsAreChecked() {
+    JSONSchemaProps schedule = specField("backup").getProperties().get("schedule");
+    assertThat(schedule.getPattern()).startsWith("^(@(yearly|");
+    assertThat(schedule.getMaxLength()).isEqualTo(128L);
+    assertThat(schedule.getXKubernetesValidations()).hasSize(2);
+    assertThat(schedule.getXKubernetesValidations().get(0).getMessageExpression())
+        .contains("the minute field", "the hour field", "the day-of-month field")
+        .contains("the month field", "the day-of-week field");
+    assertThat(schedule.getXKubernetesValidations().get(1).getMessageExpression())
+        .contains("never runs");
+  }
+
+  @Test
+  void imageAndStorageClassHavePatterns() {
+    assertThat("mirror.example:5000/db/postgres:16.4").matches(javaRegex(specField("image")));
+    assertThat("Postgres:16").doesNotMatch(javaRegex(specField("image")));
+    assertThat("fast.ssd").matches(javaRegex(specField("storageClassName")));
+    assertThat("Fast_SSD").doesNotMatch(javaRegex(specField("storageClassName")));
+  }
+
+  static String javaRegex(JSONSchemaProps field) {
+    assertThat(field.getPattern()).as(field.getDescription()).isNotNull();
+    return field.getPattern();
   }
 
   @Test

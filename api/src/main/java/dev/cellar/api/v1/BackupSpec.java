@@ -5,6 +5,7 @@ import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 import lombok.AllArgsConstructor;
 import lombok.Data;
@@ -20,6 +21,11 @@ public class BackupSpec {
           + " 02:00 daily.")
   @Default("0 2 * * *")
   @Pattern("^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|(\\S+\\s+){4}\\S+)$")
+  @Size(max = CronRules.MAX_LENGTH)
+  @ValidationRule(
+      value = CronRules.RULE,
+      messageExpression = CronRules.MESSAGE,
+      reason = "FieldValueInvalid")
   private String schedule = "0 2 * * *";
 
   @JsonPropertyDescription("How many dumps to keep; older ones are removed after each backup.")
@@ -33,10 +39,32 @@ public class BackupSpec {
           + " shrink.")
   @Default("10Gi")
   @Pattern(DatabaseSpec.SIZE_PATTERN)
+  @Size(max = DatabaseSpec.SIZE_MAX_LENGTH)
   @ValidationRule(
       value = "quantity(self).compareTo(quantity(oldSelf)) >= 0",
       messageExpression =
           "'backup.storage can only grow: ' + oldSelf + ' -> ' + self + ' is a shrink'",
       reason = "FieldValueInvalid")
   private String storage = "10Gi";
+
+  // The rules below are on the getters because fabric8's apt generator takes one
+  // @ValidationRule per annotated element and merges a field's with its accessors'.
+
+  /** The schedule; its rule here: a day of the month that never comes. */
+  @ValidationRule(
+      value = CronRules.DAY_EXISTS,
+      messageExpression = CronRules.DAY_EXISTS_MESSAGE,
+      reason = "FieldValueInvalid")
+  public String getSchedule() {
+    return schedule;
+  }
+
+  /** The volume size; its rule here: the size bounds. */
+  @ValidationRule(
+      value = DatabaseSpec.SIZE_IN_BOUNDS,
+      messageExpression = "'backup.storage'" + DatabaseSpec.SIZE_MESSAGE,
+      reason = "FieldValueInvalid")
+  public String getStorage() {
+    return storage;
+  }
 }

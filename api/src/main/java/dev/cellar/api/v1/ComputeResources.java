@@ -3,6 +3,7 @@ package dev.cellar.api.v1;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Size;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import lombok.AllArgsConstructor;
 import lombok.Data;
@@ -18,12 +19,17 @@ public class ComputeResources {
   public static final String QUANTITY_PATTERN =
       "^([0-9]+(\\.[0-9]+)?|\\.[0-9]+)(m|k|Ki|Mi|Gi|Ti|Pi|Ei|M|G|T|P|E)?$";
 
+  /** The longest quantity: a bound the API server's CEL cost estimate needs. */
+  static final int MAX_LENGTH = 32;
+
   @JsonPropertyDescription("CPU, e.g. 500m or 2.")
   @Pattern(QUANTITY_PATTERN)
+  @Size(max = MAX_LENGTH)
   private IntOrString cpu;
 
   @JsonPropertyDescription("Memory, e.g. 512Mi or 2Gi.")
   @Pattern(QUANTITY_PATTERN)
+  @Size(max = MAX_LENGTH)
   private IntOrString memory;
 
   public ComputeResources(String cpu, String memory) {

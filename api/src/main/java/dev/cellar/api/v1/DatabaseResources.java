@@ -2,6 +2,7 @@ package dev.cellar.api.v1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.ValidationRule;
 import lombok.AllArgsConstructor;
 import lombok.Data;
 import lombok.NoArgsConstructor;
@@ -14,7 +15,30 @@ import lombok.NoArgsConstructor;
 @NoArgsConstructor
 @AllArgsConstructor
 @JsonInclude(JsonInclude.Include.NON_NULL)
+// The memory rule is on DatabaseSpec.resources: one rule per annotated element (fabric8's apt
+// generator), and both land on this object's schema.
+@ValidationRule(
+    value = DatabaseResources.CPU_REQUEST_WITHIN_LIMIT,
+    fieldPath = ".requests.cpu",
+    messageExpression =
+        "'requests.cpu ' + string(self.requests.cpu) + ' is above limits.cpu '"
+            + " + string(self.limits.cpu) + ': a pod cannot request more than its limit'",
+    reason = "FieldValueInvalid")
 public class DatabaseResources {
+  static final String CPU_REQUEST_WITHIN_LIMIT =
+      "!has(self.requests) || !has(self.limits) || !has(self.requests.cpu)"
+          + " || !has(self.limits.cpu) || !isQuantity(string(self.requests.cpu))"
+          + " || !isQuantity(string(self.limits.cpu))"
+          + " || quantity(string(self.requests.cpu)).compareTo(quantity(string(self.limits.cpu)))"
+          + " <= 0";
+
+  static final String MEMORY_REQUEST_WITHIN_LIMIT =
+      "!has(self.requests) || !has(self.limits) || !has(self.requests.memory)"
+          + " || !has(self.limits.memory) || !isQuantity(string(self.requests.memory))"
+          + " || !isQuantity(string(self.limits.memory))"
+          + " || quantity(string(self.requests.memory))"
+          + ".compareTo(quantity(string(self.limits.memory))) <= 0";
+
   @JsonPropertyDescription("What the scheduler reserves for each pod.")
   private ComputeResources requests;
 

@@ -7,6 +7,7 @@ import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.model.annotation.SpecReplicas;
 import lombok.Data;
@@ -29,6 +30,52 @@ public class DatabaseSpec {
 
   /** Sizes such as 512Mi, 100Gi or 2Ti. */
   public static final String SIZE_PATTERN = "^[0-9]+(Mi|Gi|Ti)$";
+
+  /**
+   * The largest volume Cellar asks for: 64Ti is the largest single block volume the big clouds
+   * offer (AWS EBS io2 Block Express, Google Persistent Disk, Azure Ultra Disk), and far below what
+   * a quantity can hold, so every admitted size is stored exactly as the operator writes it.
+   */
+  public static final String MAX_SIZE = "64Ti";
+
+  /** The longest size string: a bound the API server's CEL cost estimate needs. */
+  static final int SIZE_MAX_LENGTH = 32;
+
+  /**
+   * A size lies in (0, {@link #MAX_SIZE}]: a 0Mi volume cannot hold a database, nor be provisioned.
+   * Not a transition rule, so it holds on create too; an unchanged size of a Database admitted
+   * before it is left alone by the API server's validation ratcheting.
+   */
+  static final String SIZE_IN_BOUNDS =
+      "!isQuantity(self) || (quantity(self).isGreaterThan(quantity('0'))"
+          + " && quantity(self).compareTo(quantity('"
+          + MAX_SIZE
+          + "')) <= 0)";
+
+  /** The message of {@link #SIZE_IN_BOUNDS}, after the field's name. */
+  static final String SIZE_MESSAGE =
+      " + (!quantity(self).isGreaterThan(quantity('0'))"
+          + " ? ' must be more than 0, e.g. 10Gi: ' + self"
+          + " : ' may be at most "
+          + MAX_SIZE
+          + ", the largest volume cloud block storage offers: ' + self)";
+
+  /**
+   * A container image reference as the kubelet parses it: {@code
+   * [registry[:port]/]path[:tag][@digest]}, path components in lower case, e.g. {@code
+   * postgres:16}, {@code mirror.example:5000/db/postgres:16.4} or {@code postgres@sha256:<64 hex
+   * digits>}.
+   */
+  public static final String IMAGE_PATTERN =
+      "^((\\[[a-fA-F0-9:]+\\]|([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])"
+          + "(\\.([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*)(:[0-9]+)?/)?"
+          + "[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*(/[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*)*"
+          + "(:[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,127})?"
+          + "(@[A-Za-z][A-Za-z0-9]*([-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?$";
+
+  /** A DNS-1123 subdomain (a StorageClass's name), or empty for "no class". */
+  public static final String STORAGE_CLASS_PATTERN =
+      "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$";
 
   /** Versions such as 16, 16.4 or 8.0.36. */
   public static final String VERSION_PATTERN = "^[0-9]+(\\.[0-9]+){0,2}$";
@@ -60,6 +107,7 @@ public class DatabaseSpec {
           + " allows volume expansion), never shrink.")
   @Required
   @Pattern(SIZE_PATTERN)
+  @Size(max = SIZE_MAX_LENGTH)
   @ValidationRule(
       value = "quantity(self).compareTo(quantity(oldSelf)) >= 0",
       messageExpression = "'storage can only grow: ' + oldSelf + ' -> ' + self + ' is a shrink'",
@@ -68,6 +116,8 @@ public class DatabaseSpec {
 
   @JsonPropertyDescription(
       "Storage class of the data volumes; the cluster's default class when unset. Immutable.")
+  @Pattern(STORAGE_CLASS_PATTERN)
+  @Size(max = 253)
   private String storageClassName;
 
   @JsonPropertyDescription(
@@ -90,12 +140,24 @@ public class DatabaseSpec {
   private BackupSpec backup = new BackupSpec();
 
   @JsonPropertyDescription(
-      "CPU and memory of each database pod. Default: requests 100m / 256Mi, limits 500m / 1Gi.")
+      "CPU and memory of each database pod. Default: requests 100m / 256Mi, limits 500m / 1Gi."
+          + " A request may not exceed its limit.")
+  // The cpu rule is on DatabaseResources; one rule per annotated element (fabric8's apt generator).
+  @ValidationRule(
+      value = DatabaseResources.MEMORY_REQUEST_WITHIN_LIMIT,
+      fieldPath = ".requests.memory",
+      messageExpression =
+          "'requests.memory ' + string(self.requests.memory) + ' is above limits.memory '"
+              + " + string(self.limits.memory) + ': a pod cannot request more than its limit'",
+      reason = "FieldValueInvalid")
   private DatabaseResources resources;
 
   @JsonPropertyDescription(
       "Container image, for mirrors and air-gapped registries. Default: the engine's official image"
-          + " at version (postgres:<version>, mysql:<version>, mariadb:<version>).")
+          + " at version (postgres:<version>, mysql:<version>, mariadb:<version>). A reference"
+          + " [registry[:port]/]path[:tag][@digest], path in lower case.")
+  @Pattern(IMAGE_PATTERN)
+  @Size(max = 512)
   private String image;
 
   @JsonPropertyDescription(
@@ -103,6 +165,18 @@ public class DatabaseSpec {
           + " Retain (default) keeps them for a new Database of the same name; Delete removes them.")
   @Default("Retain")
   private DeletionPolicy deletionPolicy = DeletionPolicy.Retain;
+
+  /**
+   * The size bounds of {@link #storage}. On the getter because fabric8's apt generator takes one
+   * {@code @ValidationRule} per annotated element and merges a field's with its accessors'.
+   */
+  @ValidationRule(
+      value = SIZE_IN_BOUNDS,
+      messageExpression = "'storage'" + SIZE_MESSAGE,
+      reason = "FieldValueInvalid")
+  public String getStorage() {
+    return storage;
+  }
 
   public DatabaseSpec(Engine engine, String version, String storage) {
     this.engine = engine;

@@ -1,22 +1,34 @@
 package dev.cellar.api.crd;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.cellar.api.v1.DatabaseSpec;
+import io.fabric8.generator.annotation.Size;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceColumnDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceColumnDefinitionBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaPropsBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Finishes the CRD that fabric8's apt generator writes, at build time. The generator emits
  * {@code @PrinterColumn}s in hash order and cannot express AGE (a metadata field), so this puts the
- * columns in the order {@code kubectl get db} shows them and adds AGE. Run by the api module's
- * build (process-test-classes); with {@code -Dcellar.crd.update=true} it also refreshes deploy/crd.
+ * columns in the order {@code kubectl get db} shows them and adds AGE. It also honours
+ * {@code @Size} on string fields (maxLength/minLength), which the apt generator ignores: the API
+ * server needs a bound on a string before it admits CEL rules that split or scan it. Run by the api
+ * module's build (process-test-classes); with {@code -Dcellar.crd.update=true} it also refreshes
+ * deploy/crd.
  */
 public final class CrdFinisher {
   /** The order of {@code kubectl get db}; a column the generator emits must be listed here. */
@@ -46,8 +58,67 @@ public final class CrdFinisher {
         Serialization.unmarshal(generatedYaml, CustomResourceDefinition.class);
     for (CustomResourceDefinitionVersion version : crd.getSpec().getVersions()) {
       version.setAdditionalPrinterColumns(ordered(version.getAdditionalPrinterColumns()));
+      JSONSchemaProps root = version.getSchema().getOpenAPIV3Schema();
+      sizes(DatabaseSpec.class, root.getProperties().get("spec"));
+      declareMetadataName(root);
     }
     return HEADER + Serialization.asYaml(crd).replaceFirst("^---\n", "");
+  }
+
+  /**
+   * Declares {@code metadata.name} (a string) in the root schema, as the API server allows, so that
+   * the root's name rule can say {@code fieldPath: .metadata.name} and its message starts with the
+   * field.
+   */
+  static void declareMetadataName(JSONSchemaProps root) {
+    Map<String, JSONSchemaProps> properties = new LinkedHashMap<>();
+    properties.put(
+        "metadata",
+        new JSONSchemaPropsBuilder()
+            .withType("object")
+            .addToProperties("name", new JSONSchemaPropsBuilder().withType("string").build())
+            .build());
+    properties.putAll(root.getProperties());
+    root.setProperties(properties);
+  }
+
+  /**
+   * Sets maxLength/minLength of every string field of {@code type} annotated with {@code @Size}.
+   */
+  static void sizes(Class<?> type, JSONSchemaProps schema) {
+    for (Field field : type.getDeclaredFields()) {
+      if (Modifier.isStatic(field.getModifiers())) {
+        continue;
+      }
+      JsonProperty renamed = field.getAnnotation(JsonProperty.class);
+      String name =
+          renamed != null && !renamed.value().isEmpty() ? renamed.value() : field.getName();
+      JSONSchemaProps property = schema.getProperties().get(name);
+      if (property == null) {
+        continue;
+      }
+      Size size = field.getAnnotation(Size.class);
+      if (size != null) {
+        if (!"string".equals(property.getType())
+            && !Boolean.TRUE.equals(property.getXKubernetesIntOrString())) {
+          throw new IllegalStateException(
+              "@Size on "
+                  + type.getSimpleName()
+                  + "."
+                  + name
+                  + ": only strings (and int-or-strings) are supported");
+        }
+        if (size.max() < Long.MAX_VALUE) {
+          property.setMaxLength(size.max());
+        }
+        if (size.min() > 0) {
+          property.setMinLength(size.min());
+        }
+      }
+      if (field.getType().getPackage() == type.getPackage() && !field.getType().isEnum()) {
+        sizes(field.getType(), property);
+      }
+    }
   }
 
   private static List<CustomResourceColumnDefinition> ordered(

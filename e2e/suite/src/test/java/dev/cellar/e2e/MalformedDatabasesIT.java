@@ -33,7 +33,19 @@ class MalformedDatabasesIT {
     }
   }
 
-  record Bad(String name, String spec, String field, String message) {
+  /**
+   * A refused input: {@code spec} is the YAML under {@code spec:} (indented by two), {@code
+   * metadataName} the Database's name (derived from {@code name} when null).
+   */
+  record Bad(String name, String spec, String field, String message, String metadataName) {
+    Bad(String name, String spec, String field, String message) {
+      this(name, spec, field, message, null);
+    }
+
+    String databaseName() {
+      return metadataName != null ? metadataName : "bad-" + name.replace(' ', '-').toLowerCase();
+    }
+
     @Override
     public String toString() {
       return name;
@@ -143,13 +155,131 @@ class MalformedDatabasesIT {
             "engine upper case",
             "engine: PostgreSQL\n  version: \"16\"\n  storage: 10Gi\n",
             "spec.engine",
-            "Unsupported value"));
+            "Unsupported value"),
+        // Refusals added with issue 14: inputs that would fail later, in a child or the operator.
+        new Bad(
+            "name too long for the backup CronJob",
+            OK,
+            "metadata.name",
+            "may have at most 45 characters",
+            "a" + "b".repeat(44) + "c"),
+        new Bad("name starting with a digit", OK, "metadata.name", "DNS-1035 label", "1-db"),
+        new Bad("name with a dot", OK, "metadata.name", "DNS-1035 label", "orders.db"),
+        new Bad(
+            "storage zero",
+            "engine: postgresql\n  version: \"16\"\n  storage: 0Mi\n",
+            "spec.storage",
+            "storage must be more than 0"),
+        new Bad(
+            "storage above 64Ti",
+            "engine: postgresql\n  version: \"16\"\n  storage: 65Ti\n",
+            "spec.storage",
+            "storage may be at most 64Ti"),
+        new Bad(
+            "storage above 64Ti in Gi",
+            "engine: mysql\n  version: \"8.4\"\n  storage: 100000Gi\n",
+            "spec.storage",
+            "storage may be at most 64Ti"),
+        new Bad(
+            "storage too long",
+            "engine: mysql\n  version: \"8.4\"\n  storage: " + "0".repeat(40) + "1Gi\n",
+            "spec.storage",
+            "Too long"),
+        new Bad(
+            "backup storage zero",
+            OK + "  backup: {storage: 0Gi}\n",
+            "spec.backup.storage",
+            "backup.storage must be more than 0"),
+        new Bad(
+            "backup storage above 64Ti",
+            OK + "  backup: {storage: 128Ti}\n",
+            "spec.backup.storage",
+            "backup.storage may be at most 64Ti"),
+        new Bad(
+            "cpu request above limit",
+            OK + "  resources: {requests: {cpu: 2}, limits: {cpu: 500m}}\n",
+            "spec.resources.requests.cpu",
+            "requests.cpu 2 is above limits.cpu 500m"),
+        new Bad(
+            "memory request above limit",
+            OK + "  resources: {requests: {memory: 2Gi}, limits: {memory: 1024Mi}}\n",
+            "spec.resources.requests.memory",
+            "requests.memory 2Gi is above limits.memory 1024Mi"),
+        new Bad(
+            "quantity too long",
+            OK + "  resources: {requests: {cpu: \"0." + "0".repeat(40) + "1\"}}\n",
+            "spec.resources.requests.cpu",
+            "Too long"),
+        new Bad(
+            "schedule minute 60",
+            OK + "  backup: {schedule: \"60 2 * * *\"}\n",
+            "spec.backup.schedule",
+            "the minute field (1st) 60 is not"),
+        new Bad(
+            "schedule hour 24",
+            OK + "  backup: {schedule: \"0 24 * * *\"}\n",
+            "spec.backup.schedule",
+            "the hour field (2nd) 24 is not"),
+        new Bad(
+            "schedule day 32",
+            OK + "  backup: {schedule: \"0 2 32 * *\"}\n",
+            "spec.backup.schedule",
+            "the day-of-month field (3rd) 32 is not"),
+        new Bad(
+            "schedule month 13",
+            OK + "  backup: {schedule: \"0 2 1 13 *\"}\n",
+            "spec.backup.schedule",
+            "the month field (4th) 13 is not"),
+        new Bad(
+            "schedule weekday 7",
+            OK + "  backup: {schedule: \"0 2 * * 7\"}\n",
+            "spec.backup.schedule",
+            "the day-of-week field (5th) 7 is not"),
+        new Bad(
+            "schedule step 0",
+            OK + "  backup: {schedule: \"*/0 * * * *\"}\n",
+            "spec.backup.schedule",
+            "the minute field (1st) */0 is not"),
+        new Bad(
+            "schedule range backwards",
+            OK + "  backup: {schedule: \"0 22-2 * * *\"}\n",
+            "spec.backup.schedule",
+            "the hour field (2nd) 22-2 is not"),
+        new Bad(
+            "schedule 30 February",
+            OK + "  backup: {schedule: \"0 2 30 2 *\"}\n",
+            "spec.backup.schedule",
+            "never runs: day 30 does not occur in month 2"),
+        new Bad(
+            "schedule 31 November",
+            OK + "  backup: {schedule: \"0 2 31 nov *\"}\n",
+            "spec.backup.schedule",
+            "never runs: day 31 does not occur in month nov"),
+        new Bad(
+            "schedule too long",
+            OK + "  backup: {schedule: \"0 2 " + "1,".repeat(70) + "1 * *\"}\n",
+            "spec.backup.schedule",
+            "Too long"),
+        new Bad("image upper case", OK + "  image: Postgres:16\n", "spec.image", "should match"),
+        new Bad(
+            "image with a space", OK + "  image: \"postgres 16\"\n", "spec.image", "should match"),
+        new Bad(
+            "image with a scheme",
+            OK + "  image: \"https://mirror.example/postgres:16\"\n",
+            "spec.image",
+            "should match"),
+        new Bad("image empty", OK + "  image: \"\"\n", "spec.image", "should match"),
+        new Bad(
+            "storage class not a name",
+            OK + "  storageClassName: Fast_SSD\n",
+            "spec.storageClassName",
+            "should match"));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("malformed")
   void isRejectedNamingTheField(Bad bad) throws Exception {
-    String name = "bad-" + bad.name().replace(' ', '-').toLowerCase();
+    String name = bad.databaseName();
     java.nio.file.Path file = cellar.logs.resolve(name + ".yaml");
     java.nio.file.Files.writeString(
         file,
