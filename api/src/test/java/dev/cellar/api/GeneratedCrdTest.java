@@ -251,6 +251,7 @@ class GeneratedCrdTest {
             org.assertj.core.groups.Tuple.tuple("READY", ".status.readyReplicas", 0),
             org.assertj.core.groups.Tuple.tuple("STATUS", ".status.phase", 0),
             org.assertj.core.groups.Tuple.tuple("AGE", ".metadata.creationTimestamp", 0),
+            org.assertj.core.groups.Tuple.tuple("PRIMARY", ".status.currentPrimary", 1),
             org.assertj.core.groups.Tuple.tuple("ENDPOINT", ".status.endpoint", 1));
   }
 

@@ -96,7 +96,10 @@ public record Topology(Database db) {
     return IntStream.range(0, DatabaseSpec.MAX_REPLICAS).mapToObj(this::dataClaim).toList();
   }
 
-  /** The pod that is the primary: pod 0, where the replicas stream from. */
+  /**
+   * The pod that is the primary: pod 0, where the replicas stream from, and what {@code
+   * status.currentPrimary} reports. Every Service, script and status asks here.
+   */
   public String primaryPod() {
     return pod(0);
   }

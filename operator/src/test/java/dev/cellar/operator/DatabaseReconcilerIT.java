@@ -96,6 +96,10 @@ class DatabaseReconcilerIT extends ReconcilerTestBase {
     assertThat(db.getStatus().getEngine()).isEqualTo(engine.value());
     assertThat(db.getStatus().getReadyReplicas()).isEqualTo(1);
     assertThat(db.getStatus().getCredentialsSecret()).isEqualTo(name + "-credentials");
+    assertThat(db.getStatus().getCurrentPrimary()).isEqualTo(name + "-0");
+    assertThat(db.getStatus().getInstances())
+        .singleElement()
+        .satisfies(i -> assertThat(i.getRole() + " " + i.getReady()).isEqualTo("primary true"));
 
     Map<String, String> labels =
         Map.of(

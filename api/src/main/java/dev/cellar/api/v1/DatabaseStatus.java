@@ -45,6 +45,15 @@ public class DatabaseStatus {
   @PrinterColumn(name = "ENDPOINT", priority = 1)
   private String endpoint;
 
+  @JsonPropertyDescription(
+      "The pod that is the primary now: the read-write Service <name> selects it, and every other"
+          + " pod replicates from it.")
+  @PrinterColumn(name = "PRIMARY", priority = 1)
+  private String currentPrimary;
+
+  @JsonPropertyDescription("Each database pod: its role (primary or replica) and readiness.")
+  private List<InstanceStatus> instances;
+
   @JsonPropertyDescription("Read-only address of the replicas, when replicas > 1.")
   private String readOnlyEndpoint;
 

@@ -2,7 +2,9 @@ package dev.cellar.operator.status;
 
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseStatus;
+import dev.cellar.api.v1.InstanceStatus;
 import dev.cellar.api.v1.Phase;
+import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.engine.VersionDecision;
 import dev.cellar.operator.status.Conditions.Reason;
@@ -14,6 +16,8 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -105,6 +109,8 @@ public final class StatusFactory {
             : f.previous().getVersion());
     status.setReplicas(f.desired());
     status.setReadyReplicas(f.ready());
+    status.setCurrentPrimary(f.topology().primaryPod());
+    status.setInstances(instances(f));
     status.setEndpoint(f.topology().endpoint());
     status.setReadOnlyEndpoint(f.desired() > 1 ? f.topology().readOnlyEndpoint() : null);
     status.setCredentialsSecret(f.topology().credentialsSecret());
@@ -115,6 +121,23 @@ public final class StatusFactory {
             .orElse(f.previous().getLastBackupTime()));
     status.setPendingAction(f.storage().pendingAction());
     return status;
+  }
+
+  /** Each database pod with its role and readiness, by name; null while there is none. */
+  static List<InstanceStatus> instances(Facts f) {
+    List<InstanceStatus> instances =
+        f.observed().pods().stream()
+            .sorted(Comparator.comparing(p -> p.getMetadata().getName()))
+            .map(
+                p ->
+                    new InstanceStatus(
+                        p.getMetadata().getName(),
+                        p.getMetadata().getName().equals(f.topology().primaryPod())
+                            ? Keys.ROLE_PRIMARY
+                            : Keys.ROLE_REPLICA,
+                        podReady(p)))
+            .toList();
+    return instances.isEmpty() ? null : instances;
   }
 
   /** Ready: the current spec runs and every replica is ready. */

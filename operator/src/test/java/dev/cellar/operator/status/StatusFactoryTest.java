@@ -218,4 +218,28 @@ class StatusFactoryTest {
     assertThat(condition(status, Type.BACKUP_READY).getReason()).isEqualTo("BackupDisabled");
     assertThat(status.getPhase()).isEqualTo(Phase.Ready);
   }
+
+  @Test
+  void thePrimaryAndEachInstanceAreReported() {
+    Database db = db("16", 2);
+    Pod replica =
+        new PodBuilder(pod(false)).editMetadata().withName("orders-1").endMetadata().build();
+    Observed observed =
+        new Observed(
+            Optional.of(sts("16", 2, 1, true)),
+            List.of(replica, pod(true)),
+            Optional.empty(),
+            Optional.empty(),
+            Topology.of(db).versionDecision(Optional.of(sts("16", 2, 1, true))),
+            StorageResize.Outcome.NONE,
+            Optional.empty(),
+            Optional.empty(),
+            Optional.empty(),
+            Optional.empty());
+    DatabaseStatus status = StatusFactory.compute(db, observed, T0);
+    assertThat(status.getCurrentPrimary()).isEqualTo("orders-0");
+    assertThat(status.getInstances())
+        .extracting(i -> i.getName() + " " + i.getRole() + " " + i.getReady())
+        .containsExactly("orders-0 primary true", "orders-1 replica false");
+  }
 }
