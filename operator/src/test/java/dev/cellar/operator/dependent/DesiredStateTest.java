@@ -6,9 +6,10 @@ import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.DeletionPolicy;
 import dev.cellar.api.v1.Engine;
-import dev.cellar.operator.Labels;
-import dev.cellar.operator.engine.EngineProfiles;
+import dev.cellar.operator.Keys;
+import dev.cellar.operator.Topology;
 import dev.cellar.operator.engine.VersionDecision;
+import dev.cellar.operator.storage.Quantities;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -30,27 +31,32 @@ class DesiredStateTest {
   }
 
   static StatefulSet statefulSet(Database db, Optional<StatefulSet> existing) {
-    VersionDecision decision =
-        VersionDecision.decide(
-            EngineProfiles.of(db),
-            db.getSpec().getVersion(),
-            existing.flatMap(StatefulSetDependent::runningVersion));
+    VersionDecision decision = Topology.of(db).versionDecision(existing);
     return new StatefulSetDependent().desired(db, existing, decision);
   }
 
   @Test
   void namesFollowTheDatabase() {
     Database db = db(Engine.POSTGRESQL, "16");
-    assertThat(CredentialsSecretDependent.name(db)).isEqualTo("orders-db-credentials");
-    assertThat(ConfigMapDependent.name(db)).isEqualTo("orders-db-config");
-    assertThat(HeadlessServiceDependent.name(db)).isEqualTo("orders-db-headless");
-    assertThat(PrimaryServiceDependent.name(db)).isEqualTo("orders-db");
-    assertThat(ReadOnlyServiceDependent.name(db)).isEqualTo("orders-db-ro");
-    assertThat(StatefulSetDependent.name(db)).isEqualTo("orders-db");
-    assertThat(PodDisruptionBudgetDependent.name(db)).isEqualTo("orders-db");
-    assertThat(BackupPvcDependent.name(db)).isEqualTo("orders-db-backups");
-    assertThat(BackupCronJobDependent.name(db)).isEqualTo("orders-db-backup");
-    assertThat(StatefulSetDependent.dataClaimName(db, 2)).isEqualTo("data-orders-db-2");
+    Topology t = Topology.of(db);
+    assertThat(t.credentialsSecret()).isEqualTo("orders-db-credentials");
+    assertThat(t.configMap()).isEqualTo("orders-db-config");
+    assertThat(t.headlessService()).isEqualTo("orders-db-headless");
+    assertThat(t.primaryService()).isEqualTo("orders-db");
+    assertThat(t.readOnlyService()).isEqualTo("orders-db-ro");
+    assertThat(t.statefulSet()).isEqualTo("orders-db");
+    assertThat(t.podDisruptionBudget()).isEqualTo("orders-db");
+    assertThat(t.backupClaim()).isEqualTo("orders-db-backups");
+    assertThat(t.backupCronJob()).isEqualTo("orders-db-backup");
+    assertThat(t.dataClaim(2)).isEqualTo("data-orders-db-2");
+    // Each dependent names its child from the topology.
+    assertThat(new StatefulSetDependent().childName(t)).isEqualTo(t.statefulSet());
+    assertThat(new ReadOnlyServiceDependent().childName(t)).isEqualTo(t.readOnlyService());
+    assertThat(new BackupPvcDependent().childName(t)).isEqualTo(t.backupClaim());
+    assertThat(t.primaryHost()).isEqualTo("orders-db.shop.svc.cluster.local");
+    assertThat(t.primaryPodHost())
+        .isEqualTo("orders-db-0.orders-db-headless.shop.svc.cluster.local");
+    assertThat(t.readOnlyEndpoint()).isEqualTo("orders-db-ro.shop.svc.cluster.local:5432");
   }
 
   @Test
@@ -90,7 +96,7 @@ class DesiredStateTest {
     Service primary = new PrimaryServiceDependent().desired(db, null);
     assertThat(primary.getSpec().getSelector())
         .containsEntry("statefulset.kubernetes.io/pod-name", "orders-db-0")
-        .containsEntry(Labels.INSTANCE, "orders-db");
+        .containsEntry(Keys.INSTANCE, "orders-db");
     assertThat(primary.getSpec().getPorts().get(0).getPort()).isEqualTo(3306);
     assertThat(primary.getSpec().getPorts().get(0).getProtocol()).isEqualTo("TCP");
     Service ro = new ReadOnlyServiceDependent().desired(db, null);
@@ -106,7 +112,7 @@ class DesiredStateTest {
     assertThat(sts.getSpec().getReplicas()).isEqualTo(3);
     assertThat(sts.getSpec().getServiceName()).isEqualTo("orders-db-headless");
     assertThat(sts.getSpec().getSelector().getMatchLabels())
-        .isEqualTo(Labels.selector(db, Labels.Component.DATABASE));
+        .isEqualTo(Keys.selector(db, Keys.Component.DATABASE));
     Container c = sts.getSpec().getTemplate().getSpec().getContainers().get(0);
     assertThat(c.getImage()).isEqualTo("postgres:16.4");
     assertThat(c.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
@@ -173,11 +179,20 @@ class DesiredStateTest {
         cron.getSpec().getJobTemplate().getSpec().getTemplate().getSpec().getContainers().get(0);
     assertThat(c.getImage()).isEqualTo("mariadb:11.4");
     assertThat(c.getCommand().get(2))
-        .contains("mariadb-dump")
-        .contains("/backups/orders-db-$(date -u +%Y%m%dT%H%M%SZ).sql.gz")
-        .contains("tail -n +$((RETENTION + 1))");
+        .contains("$BACKUP_DIR/$BACKUP_NAME-")
+        .contains("$(date -u +%Y%m%dT%H%M%SZ).sql.gz")
+        .contains("RETENTION");
     assertThat(c.getEnv())
         .anySatisfy(e -> assertThat(e.getName() + "=" + e.getValue()).isEqualTo("RETENTION=5"))
+        .anySatisfy(
+            e -> assertThat(e.getName() + "=" + e.getValue()).isEqualTo("BACKUP_DIR=/backups"))
+        .anySatisfy(
+            e -> assertThat(e.getName() + "=" + e.getValue()).isEqualTo("BACKUP_NAME=orders-db"))
+        .anySatisfy(
+            e -> {
+              assertThat(e.getName()).isEqualTo("DUMP_COMMAND");
+              assertThat(e.getValue()).contains("mariadb-dump");
+            })
         .anySatisfy(e -> assertThat(e.getValue()).isEqualTo("orders-db.shop.svc.cluster.local"));
     assertThat(
             cron.getSpec()
@@ -259,7 +274,7 @@ class DesiredStateTest {
     assertThat(pvc.getSpec().getResources().getRequests().get("storage").toString())
         .isEqualTo("10Gi");
     assertThat(pvc.getMetadata().getOwnerReferences()).isNullOrEmpty();
-    assertThat(pvc.getMetadata().getLabels()).containsEntry(Labels.COMPONENT, "backup");
+    assertThat(pvc.getMetadata().getLabels()).containsEntry(Keys.COMPONENT, "backup");
     db.getSpec().setDeletionPolicy(DeletionPolicy.Delete);
     assertThat(
             new BackupPvcDependent()
@@ -267,13 +282,5 @@ class DesiredStateTest {
                 .getMetadata()
                 .getOwnerReferences())
         .hasSize(1);
-  }
-
-  @Test
-  void quantitiesAreCanonical() {
-    assertThat(Quantities.canonical("1024Mi")).isEqualTo("1Gi");
-    assertThat(Quantities.canonical("2048Gi")).isEqualTo("2Ti");
-    assertThat(Quantities.canonical("1536Mi")).isEqualTo("1536Mi");
-    assertThat(Quantities.canonical("100Gi")).isEqualTo("100Gi");
   }
 }

@@ -7,8 +7,9 @@ import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.DatabaseStatus;
 import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.Phase;
-import dev.cellar.operator.engine.EngineProfiles;
-import dev.cellar.operator.engine.VersionDecision;
+import dev.cellar.operator.Topology;
+import dev.cellar.operator.status.Conditions.Reason;
+import dev.cellar.operator.status.Conditions.Type;
 import dev.cellar.operator.storage.StorageResize;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -20,6 +21,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.CronJobBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -76,18 +78,17 @@ class StatusFactoryTest {
         new CronJobBuilder().withNewMetadata().withName("orders-backup").endMetadata().build();
     return new Observed(
         sts,
-        Optional.of(pod(primaryReady)),
+        List.of(pod(primaryReady)),
         Optional.of(cron),
         job,
-        VersionDecision.decide(
-            EngineProfiles.of(db),
-            db.getSpec().getVersion(),
-            sts.flatMap(dev.cellar.operator.dependent.StatefulSetDependent::runningVersion)),
+        Topology.of(db).versionDecision(sts),
         StorageResize.Outcome.NONE,
+        Optional.empty(),
+        Optional.empty(),
         Optional.empty());
   }
 
-  static Condition condition(DatabaseStatus status, String type) {
+  static Condition condition(DatabaseStatus status, Type type) {
     return ConditionSet.find(status.getConditions(), type).orElseThrow();
   }
 
@@ -97,8 +98,8 @@ class StatusFactoryTest {
     DatabaseStatus status =
         StatusFactory.compute(db, observed(db, Optional.empty(), false, Optional.empty()), T0);
     assertThat(status.getPhase()).isEqualTo(Phase.Provisioning);
-    assertThat(condition(status, StatusFactory.PROGRESSING).getReason()).isEqualTo("Creating");
-    assertThat(condition(status, StatusFactory.READY).getStatus()).isEqualTo("False");
+    assertThat(condition(status, Type.PROGRESSING).getReason()).isEqualTo("Creating");
+    assertThat(condition(status, Type.READY).getStatus()).isEqualTo("False");
     assertThat(status.getObservedGeneration()).isEqualTo(1L);
     assertThat(status.getConditions())
         .extracting(Condition::getType)
@@ -114,8 +115,8 @@ class StatusFactoryTest {
     assertThat(status.getPhase()).isEqualTo(Phase.Ready);
     assertThat(status.getVersion()).isEqualTo("16");
     assertThat(status.getReadOnlyEndpoint()).isEqualTo("orders-ro.ns.svc.cluster.local:5432");
-    assertThat(condition(status, StatusFactory.PROGRESSING).getReason()).isEqualTo("Reconciled");
-    assertThat(condition(status, StatusFactory.AVAILABLE).getStatus()).isEqualTo("True");
+    assertThat(condition(status, Type.PROGRESSING).getReason()).isEqualTo("Reconciled");
+    assertThat(condition(status, Type.AVAILABLE).getStatus()).isEqualTo("True");
   }
 
   @Test
@@ -137,13 +138,13 @@ class StatusFactoryTest {
             db,
             observed(db, Optional.of(sts("16", 1, 0, true)), false, Optional.empty()),
             T0.plusSeconds(60));
-    assertThat(condition(down, StatusFactory.READY).getLastTransitionTime())
+    assertThat(condition(down, Type.READY).getLastTransitionTime())
         .isEqualTo("2026-01-01T00:01:00Z");
-    assertThat(condition(down, StatusFactory.BACKUP_READY).getLastTransitionTime())
+    assertThat(condition(down, Type.BACKUP_READY).getLastTransitionTime())
         .isEqualTo("2026-01-01T00:00:00Z");
     assertThat(down.getPhase()).isEqualTo(Phase.Degraded);
-    assertThat(condition(down, StatusFactory.DEGRADED).getReason())
-        .isEqualTo(StatusFactory.REPLICAS_NOT_READY);
+    assertThat(condition(down, Type.DEGRADED).getReason())
+        .isEqualTo(Reason.REPLICAS_NOT_READY.value());
   }
 
   @Test
@@ -159,13 +160,13 @@ class StatusFactoryTest {
             db, observed(db, Optional.of(sts("16.4", 1, 1, true)), true, Optional.empty()), T0);
     assertThat(status.getPhase()).isEqualTo(Phase.Degraded);
     assertThat(status.getVersion()).isEqualTo("16.4");
-    assertThat(condition(status, StatusFactory.DEGRADED).getReason())
-        .isEqualTo(VersionDecision.DOWNGRADE);
-    assertThat(condition(status, StatusFactory.READY).getStatus())
+    assertThat(condition(status, Type.DEGRADED).getReason())
+        .isEqualTo(Reason.DOWNGRADE_REFUSED.value());
+    assertThat(condition(status, Type.READY).getStatus())
         .as("not the current spec")
         .isEqualTo("False");
-    assertThat(condition(status, StatusFactory.AVAILABLE).getStatus()).isEqualTo("True");
-    assertThat(condition(status, StatusFactory.READY).getObservedGeneration()).isEqualTo(2L);
+    assertThat(condition(status, Type.AVAILABLE).getStatus()).isEqualTo("True");
+    assertThat(condition(status, Type.READY).getObservedGeneration()).isEqualTo(2L);
   }
 
   @Test
@@ -174,9 +175,8 @@ class StatusFactoryTest {
     DatabaseStatus status =
         StatusFactory.compute(db, observed(db, Optional.empty(), false, Optional.empty()), T0);
     assertThat(status.getPhase()).isEqualTo(Phase.Failed);
-    assertThat(condition(status, StatusFactory.DEGRADED).getMessage())
-        .contains("13, 14, 15, 16, 17, 18");
-    assertThat(condition(status, StatusFactory.PROGRESSING).getStatus()).isEqualTo("False");
+    assertThat(condition(status, Type.DEGRADED).getMessage()).contains("13, 14, 15, 16, 17, 18");
+    assertThat(condition(status, Type.PROGRESSING).getStatus()).isEqualTo("False");
   }
 
   @Test
@@ -198,13 +198,13 @@ class StatusFactoryTest {
     DatabaseStatus status =
         StatusFactory.compute(
             db, observed(db, Optional.of(sts("16", 1, 1, true)), true, Optional.of(failed)), T0);
-    Condition backup = condition(status, StatusFactory.BACKUP_READY);
+    Condition backup = condition(status, Type.BACKUP_READY);
     assertThat(backup.getStatus()).isEqualTo("False");
-    assertThat(backup.getReason()).isEqualTo(StatusFactory.BACKUP_FAILED);
+    assertThat(backup.getReason()).isEqualTo(Reason.BACKUP_FAILED.value());
     assertThat(backup.getMessage()).contains("orders-backup-123").contains("kubectl logs");
     assertThat(EventRecorder.notes(db, null, status))
         .extracting(EventRecorder.Note::reason)
-        .contains("Created", StatusFactory.BACKUP_FAILED);
+        .contains("Created", Reason.BACKUP_FAILED.value());
   }
 
   @Test
@@ -214,8 +214,7 @@ class StatusFactoryTest {
     DatabaseStatus status =
         StatusFactory.compute(
             db, observed(db, Optional.of(sts("16", 1, 1, true)), true, Optional.empty()), T0);
-    assertThat(condition(status, StatusFactory.BACKUP_READY).getReason())
-        .isEqualTo("BackupDisabled");
+    assertThat(condition(status, Type.BACKUP_READY).getReason()).isEqualTo("BackupDisabled");
     assertThat(status.getPhase()).isEqualTo(Phase.Ready);
   }
 }

@@ -18,20 +18,6 @@ cellar_root_password() { printf '%s' "${MYSQL_ROOT_PASSWORD:-}"; }
 # is never bound.
 cellar_read_only_options() { printf '%s\n' --read-only --super-read-only; }
 
-# The replication account, created unlogged on each server (so it never conflicts when
-# replicated) and kept in step with the Secret.
-cellar_sql_replication_account() {
-  local user password
-  user=$(cellar_mysql_quote "$1")
-  password=$(cellar_mysql_quote "$2")
-  cat <<EOF
-SET SESSION sql_log_bin = 0;
-CREATE USER IF NOT EXISTS ${user}@'%' IDENTIFIED BY ${password};
-ALTER USER ${user}@'%' IDENTIFIED BY ${password};
-GRANT REPLICATION SLAVE ON *.* TO ${user}@'%';
-EOF
-}
-
 cellar_sql_replica_status() { printf '%s\n' 'SHOW REPLICA STATUS\G'; }
 
 cellar_sql_stop_replica() { printf '%s\n' 'STOP REPLICA;'; }
