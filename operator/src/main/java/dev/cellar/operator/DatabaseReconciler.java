@@ -13,6 +13,7 @@ import dev.cellar.operator.dependent.PrimaryServiceDependent;
 import dev.cellar.operator.dependent.ReadOnlyServiceDependent;
 import dev.cellar.operator.dependent.StatefulSetDependent;
 import dev.cellar.operator.primary.PodRoles;
+import dev.cellar.operator.rollout.StuckPods;
 import dev.cellar.operator.status.ErrorMessages;
 import dev.cellar.operator.status.Observed;
 import dev.cellar.operator.status.StatusWriter;
@@ -120,17 +121,19 @@ public class DatabaseReconciler implements Reconciler<Database> {
    */
   @Override
   public UpdateControl<Database> reconcile(Database db, Context<Database> context) {
-    // 1. What the volumes have and what the spec asks, read once for the dependents and step 5.
+    // 1. What the volumes have and what the spec asks, read once for the dependents and step 6.
     StoragePlan storage = StoragePlan.observe(db, context);
     // 2. Every child to its desired state (the workflow of dependents).
     context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
     // 3. Pods labelled with their role, which the Services select on.
     PodRoles.label(db, context);
-    // 4. The credentials Secret's ownership follows deletionPolicy.
+    // 4. Pods that cannot run and hold an outdated template replaced, so a fixed spec rolls out.
+    StuckPods.replace(db, context);
+    // 5. The credentials Secret's ownership follows deletionPolicy.
     DataRetention.syncSecretOwnership(db, context);
-    // 5. Data volumes grown when spec.storage grew.
+    // 6. Data volumes grown when spec.storage grew.
     StorageResize.Outcome resize = StorageResize.apply(storage, context.getClient());
-    // 6. The status from what the children report, written only when it changed.
+    // 7. The status from what the children report, written only when it changed.
     Optional<Duration> recheck = StatusWriter.write(db, context, resize, Optional.empty());
     if (resize.resizing()) {
       recheck = Optional.of(StorageResize.POLL);

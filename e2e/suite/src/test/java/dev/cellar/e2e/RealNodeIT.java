@@ -162,6 +162,92 @@ class RealNodeIT {
   }
 
   /**
+   * What a user gets wrong is named within two minutes, with the pod's own words, and mended once
+   * fixed: an image that cannot be pulled, a Secret the user brought without the password, a memory
+   * limit the server is killed under. The fixes go through the spec or the Secret only; the pods
+   * that could not run are replaced by Cellar (the StatefulSet controller would wait for them
+   * forever).
+   */
+  @Test
+  void troubleIsNamedWithinTwoMinutesAndMendedOnceFixed() {
+    Engine engine = postgresql();
+    String ns = newNamespace("trouble");
+    apply(
+        ns,
+        database("pull", engine, 1, false)
+            .replace(engine.image, "cellar.local/postgres:no-such-tag"));
+    apply(
+        ns,
+        String.join(
+            "\n",
+            "apiVersion: v1",
+            "kind: Secret",
+            "metadata: {name: keys-credentials}",
+            "stringData: {username: app, database: keys}",
+            ""));
+    apply(ns, database("keys", engine, 1, false));
+    apply(
+        ns,
+        database("oom", engine, 1, false)
+            + "  resources: {requests: {memory: 24Mi}, limits: {memory: 24Mi}}\n");
+    long start = System.nanoTime();
+    awaitDegraded(ns, "pull", "ImagePullFailed", "cellar.local/postgres:no-such-tag");
+    awaitDegraded(ns, "keys", "CredentialsIncomplete", "lacks the key(s) password");
+    awaitDegraded(ns, "oom", "OOMKilled", "spec.resources.limits.memory");
+    timings.add("trouble: all three named in " + seconds(start) + " s");
+
+    start = System.nanoTime();
+    ok(
+        "patch",
+        "db",
+        "-n",
+        ns,
+        "pull",
+        "--type=merge",
+        "-p",
+        "{\"spec\":{\"image\":\"" + engine.image + "\"}}");
+    ok(
+        "patch",
+        "secret",
+        "-n",
+        ns,
+        "keys-credentials",
+        "--type=merge",
+        "-p",
+        "{\"stringData\":{\"password\":\"s3cret\"}}");
+    ok(
+        "patch",
+        "db",
+        "-n",
+        ns,
+        "oom",
+        "--type=merge",
+        "-p",
+        "{\"spec\":{\"resources\":{\"requests\":{\"memory\":\"256Mi\"},\"limits\":{\"memory\":\"256Mi\"}}}}");
+    for (String name : List.of("pull", "keys", "oom")) {
+      waitReady(ns, name);
+    }
+    timings.add("trouble: all three Ready " + seconds(start) + " s after the fixes");
+  }
+
+  /**
+   * Waits up to two minutes for Degraded with {@code reason} and a message containing {@code
+   * words}.
+   */
+  static void awaitDegraded(String ns, String name, String reason, String words) {
+    String jsonPath =
+        "jsonpath={.status.conditions[?(@.type==\"Degraded\")].reason}|{.status.conditions[?(@.type==\"Degraded\")].message}";
+    await(name + " Degraded with " + reason)
+        .atMost(Duration.ofMinutes(2))
+        .pollInterval(Duration.ofSeconds(1))
+        .untilAsserted(
+            () ->
+                assertThat(kubectl("get", "db", "-n", ns, name, "-o", jsonPath).stdout())
+                    .startsWith(reason + "|")
+                    .contains(words));
+  }
+
+  /**
    * kind: the Database's two pods on two workers (placed by cordoning the other worker while each
    * pod is scheduled), then the primary's node stopped with {@code docker pause}: the Database
    * degrades, and once the node is back it is Ready again and the row is there.

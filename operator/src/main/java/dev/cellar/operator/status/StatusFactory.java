@@ -353,7 +353,8 @@ public final class StatusFactory {
         && (s.getUpdateRevision() == null || s.getUpdateRevision().equals(s.getCurrentRevision()));
   }
 
-  static boolean podReady(Pod pod) {
+  /** Whether the pod is Ready and not being deleted. */
+  public static boolean podReady(Pod pod) {
     return pod.getStatus() != null
         && pod.getMetadata().getDeletionTimestamp() == null
         && pod.getStatus().getConditions() != null
