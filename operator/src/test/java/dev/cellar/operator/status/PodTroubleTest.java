@@ -5,10 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseStatus;
 import dev.cellar.api.v1.Phase;
-import dev.cellar.operator.Topology;
 import dev.cellar.operator.status.Conditions.Reason;
 import dev.cellar.operator.status.Conditions.Type;
-import dev.cellar.operator.storage.StorageResize;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -137,17 +135,7 @@ class PodTroubleTest {
   }
 
   static Observed observed(Database db, Optional<StatefulSet> sts, List<Pod> pods) {
-    return new Observed(
-        sts,
-        pods,
-        Optional.empty(),
-        Optional.empty(),
-        Topology.of(db).versionDecision(sts),
-        StorageResize.Outcome.NONE,
-        Optional.empty(),
-        Optional.empty(),
-        Optional.empty(),
-        Optional.empty());
+    return StatusFactoryTest.observed(db, sts, pods, Optional.empty(), Optional.empty());
   }
 
   @Test

@@ -76,10 +76,22 @@ class StatusFactoryTest {
       Database db, Optional<StatefulSet> sts, boolean primaryReady, Optional<Job> job) {
     CronJob cron =
         new CronJobBuilder().withNewMetadata().withName("orders-backup").endMetadata().build();
+    return observed(db, sts, List.of(pod(primaryReady)), Optional.of(cron), job);
+  }
+
+  /**
+   * What was observed, with nothing else wrong: no error, Secret, pod creation or volume trouble.
+   */
+  static Observed observed(
+      Database db,
+      Optional<StatefulSet> sts,
+      List<Pod> pods,
+      Optional<CronJob> cron,
+      Optional<Job> job) {
     return new Observed(
         sts,
-        List.of(pod(primaryReady)),
-        Optional.of(cron),
+        pods,
+        cron,
         job,
         Topology.of(db).versionDecision(sts),
         StorageResize.Outcome.NONE,
@@ -225,15 +237,10 @@ class StatusFactoryTest {
     Pod replica =
         new PodBuilder(pod(false)).editMetadata().withName("orders-1").endMetadata().build();
     Observed observed =
-        new Observed(
+        observed(
+            db,
             Optional.of(sts("16", 2, 1, true)),
             List.of(replica, pod(true)),
-            Optional.empty(),
-            Optional.empty(),
-            Topology.of(db).versionDecision(Optional.of(sts("16", 2, 1, true))),
-            StorageResize.Outcome.NONE,
-            Optional.empty(),
-            Optional.empty(),
             Optional.empty(),
             Optional.empty());
     DatabaseStatus status = StatusFactory.compute(db, observed, T0);
