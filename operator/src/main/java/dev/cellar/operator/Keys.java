@@ -31,6 +31,9 @@ public final class Keys {
   /** The label the StatefulSet controller puts on each pod with its own name. */
   public static final String POD_NAME = "statefulset.kubernetes.io/pod-name";
 
+  /** The node label the kubelet sets to the node's name: the topology of "one node". */
+  public static final String HOSTNAME = "kubernetes.io/hostname";
+
   // Annotations.
   /** On the StatefulSet: the version that runs, so version rules survive a lost status. */
   public static final String VERSION_ANNOTATION = "cellar.dev/version";

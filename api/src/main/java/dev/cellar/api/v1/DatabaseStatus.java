@@ -14,7 +14,7 @@ import lombok.Data;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class DatabaseStatus {
   @JsonPropertyDescription(
-      "Provisioning, Ready, Updating, Degraded or Failed; the conditions say why.")
+      "Provisioning, Ready, Updating, Degraded, Failed or Hibernated; the conditions say why.")
   @PrinterColumn(name = "STATUS")
   private Phase phase;
 

@@ -25,10 +25,10 @@ import java.util.Map;
  * Finishes the CRD that fabric8's apt generator writes, at build time. The generator emits
  * {@code @PrinterColumn}s in hash order and cannot express AGE (a metadata field), so this puts the
  * columns in the order {@code kubectl get db} shows them and adds AGE. It also honours
- * {@code @Size} on string fields (maxLength/minLength), which the apt generator ignores: the API
- * server needs a bound on a string before it admits CEL rules that split or scan it. Run by the api
- * module's build (process-test-classes); with {@code -Dcellar.crd.update=true} it also refreshes
- * deploy/crd.
+ * {@code @Size} on string fields (maxLength/minLength), lists (maxItems) and maps (maxProperties),
+ * which the apt generator ignores: the API server needs a bound on a string or a list before it
+ * admits CEL rules that split or scan it. Run by the api module's build (process-test-classes);
+ * with {@code -Dcellar.crd.update=true} it also refreshes deploy/crd.
  */
 public final class CrdFinisher {
   /** The order of {@code kubectl get db}; a column the generator emits must be listed here. */
@@ -98,7 +98,14 @@ public final class CrdFinisher {
         continue;
       }
       Size size = field.getAnnotation(Size.class);
-      if (size != null) {
+      if (size != null && "array".equals(property.getType())) {
+        // Lists: a bound on items, which the cost estimate of a rule over each item needs.
+        property.setMaxItems(size.max());
+      } else if (size != null
+          && "object".equals(property.getType())
+          && property.getAdditionalProperties() != null) {
+        property.setMaxProperties(size.max());
+      } else if (size != null) {
         if (!"string".equals(property.getType())
             && !Boolean.TRUE.equals(property.getXKubernetesIntOrString())) {
           throw new IllegalStateException(
@@ -106,7 +113,7 @@ public final class CrdFinisher {
                   + type.getSimpleName()
                   + "."
                   + name
-                  + ": only strings (and int-or-strings) are supported");
+                  + ": only strings (and int-or-strings), lists and maps are supported");
         }
         if (size.max() < Long.MAX_VALUE) {
           property.setMaxLength(size.max());

@@ -6,7 +6,9 @@ import dev.cellar.api.v1.Database;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.engine.EngineProfile;
+import dev.cellar.operator.status.StatusFactory;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
@@ -40,11 +42,40 @@ public class BackupCronJobDependent extends OwnedChild<CronJob> {
   protected CronJob desired(Database db, Context<Database> context) {
     Topology topology = Topology.of(db);
     Optional<StatefulSet> sts = context.getSecondaryResource(StatefulSet.class);
-    return desired(db, topology.image(topology.versionDecision(sts), sts));
+    boolean primaryReady =
+        context.getSecondaryResources(Pod.class).stream()
+            .anyMatch(
+                p ->
+                    p.getMetadata().getName().equals(topology.primaryPod())
+                        && StatusFactory.podReady(p));
+    return desired(
+        db,
+        topology.image(topology.versionDecision(sts), sts),
+        suspended(db, getSecondaryResource(db, context), primaryReady));
   }
 
-  /** The CronJob for {@code db}, dumping with the client tools of {@code image}. */
-  CronJob desired(Database db, String image) {
+  /**
+   * Backups pause while the Database hibernates, and stay paused after it wakes until the primary
+   * is ready: a CronJob that is resumed runs the schedule it missed at once, and that dump must
+   * find a primary to read.
+   */
+  static boolean suspended(Database db, Optional<CronJob> existing, boolean primaryReady) {
+    if (Boolean.TRUE.equals(db.getSpec().getHibernated())) {
+      return true;
+    }
+    boolean wasSuspended =
+        existing
+            .map(CronJob::getSpec)
+            .map(spec -> Boolean.TRUE.equals(spec.getSuspend()))
+            .orElse(false);
+    return wasSuspended && !primaryReady;
+  }
+
+  /**
+   * The CronJob for {@code db}, dumping with the client tools of {@code image}; {@code suspend}
+   * pauses it.
+   */
+  CronJob desired(Database db, String image, boolean suspend) {
     Topology topology = Topology.of(db);
     EngineProfile profile = topology.profile();
     List<EnvVar> env = new ArrayList<>();
@@ -58,6 +89,7 @@ public class BackupCronJobDependent extends OwnedChild<CronJob> {
         .withMetadata(metadata(db, Keys.Component.BACKUP))
         .withNewSpec()
         .withSchedule(db.getSpec().getBackup().getSchedule())
+        .withSuspend(suspend)
         .withConcurrencyPolicy("Forbid")
         .withSuccessfulJobsHistoryLimit(3)
         .withFailedJobsHistoryLimit(3)

@@ -19,6 +19,7 @@ import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
+import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
@@ -75,6 +76,18 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
                     new IllegalStateException("no runnable version for " + topology.statefulSet()));
     String image = topology.image(decision, existing);
     Map<String, String> labels = Keys.labels(db, Keys.Component.DATABASE);
+    PodSpecBuilder pod =
+        new PodSpecBuilder()
+            .withSecurityContext(PodSecurity.pod())
+            .withEnableServiceLinks(false)
+            .withContainers(container(db, profile, version, image))
+            .addNewVolume()
+            .withName(CONFIG_VOLUME)
+            .withNewConfigMap()
+            .withName(topology.configMap())
+            .endConfigMap()
+            .endVolume();
+    PodScheduling.apply(db, pod);
     return new StatefulSetBuilder()
         .withMetadata(metadata(db, Keys.Component.DATABASE))
         .editMetadata()
@@ -82,7 +95,7 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
         .endMetadata()
         .withNewSpec()
         .withServiceName(topology.headlessService())
-        .withReplicas(db.getSpec().getReplicas())
+        .withReplicas(podCount(db))
         .withPodManagementPolicy("OrderedReady")
         .withNewSelector()
         .withMatchLabels(Keys.selector(db, Keys.Component.DATABASE))
@@ -96,21 +109,19 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
         .withLabels(labels)
         .addToAnnotations(Keys.CONFIG_HASH_ANNOTATION, configHash(profile.configFiles(db)))
         .endMetadata()
-        .withNewSpec()
-        .withSecurityContext(PodSecurity.pod())
-        .withEnableServiceLinks(false)
-        .withContainers(container(db, profile, version, image))
-        .addNewVolume()
-        .withName(CONFIG_VOLUME)
-        .withNewConfigMap()
-        .withName(topology.configMap())
-        .endConfigMap()
-        .endVolume()
-        .endSpec()
+        .withSpec(pod.build())
         .endTemplate()
         .withVolumeClaimTemplates(dataClaimTemplate(db, existing))
         .endSpec()
         .build();
+  }
+
+  /**
+   * How many pods run: none while hibernated. The claims stay (whenScaled is Retain), so waking
+   * brings each pod back on its own volume.
+   */
+  static int podCount(Database db) {
+    return Boolean.TRUE.equals(db.getSpec().getHibernated()) ? 0 : db.getSpec().getReplicas();
   }
 
   private static Container container(

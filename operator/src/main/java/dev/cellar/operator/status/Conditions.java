@@ -57,6 +57,10 @@ public final class Conditions {
     DOWNGRADE_REFUSED("DowngradeRefused", Type.READY, Type.PROGRESSING, Type.DEGRADED),
     MAJOR_UPGRADE_UNSUPPORTED(
         "MajorUpgradeUnsupported", Type.READY, Type.PROGRESSING, Type.DEGRADED),
+    // Hibernation: spec.hibernated stops every pod (Ready, Available and Progressing say so).
+    HIBERNATED("Hibernated", Type.READY, Type.AVAILABLE, Type.PROGRESSING),
+    HIBERNATING("Hibernating", Type.PROGRESSING),
+    WAKING("Waking", Type.PROGRESSING),
     // Degraded
     RESIZE_UNSUPPORTED("ResizeUnsupported", Type.READY, Type.DEGRADED),
     RECONCILE_ERROR("ReconcileError", Type.DEGRADED),
@@ -77,6 +81,7 @@ public final class Conditions {
     BACKUP_PENDING("BackupPending", Type.BACKUP_READY),
     BACKUP_FAILED("BackupFailed", Type.BACKUP_READY, Type.DEGRADED),
     BACKUP_SUCCEEDED("BackupSucceeded", Type.BACKUP_READY),
+    BACKUPS_PAUSED("BackupsPaused", Type.BACKUP_READY),
     SCHEDULED("Scheduled", Type.BACKUP_READY),
     // Events only
     CREATED("Created"),

@@ -31,7 +31,11 @@ public final class EventRecorder {
   public static final String WARNING = "Warning";
 
   /** Progressing reasons that announce an operation the user started. */
-  static final Set<Reason> STARTED_OPERATIONS = Set.of(Reason.UPGRADING, Reason.RESIZING_STORAGE);
+  static final Set<Reason> STARTED_OPERATIONS =
+      Set.of(Reason.UPGRADING, Reason.RESIZING_STORAGE, Reason.HIBERNATING, Reason.WAKING);
+
+  /** Progressing reasons that announce an operation finished (its end is not Ready). */
+  static final Set<Reason> FINISHED_OPERATIONS = Set.of(Reason.HIBERNATED);
 
   private final KubernetesClient client;
 
@@ -77,6 +81,12 @@ public final class EventRecorder {
           new Note(WARNING, Reason.BACKUP_FAILED, message(now, Type.BACKUP_READY)));
     }
     if (becameReason(old, now, Type.PROGRESSING, STARTED_OPERATIONS)) {
+      Condition progressing = ConditionSet.find(now, Type.PROGRESSING).orElseThrow();
+      notes.put(
+          progressing.getReason(),
+          new Note(NORMAL, progressing.getReason(), progressing.getMessage()));
+    }
+    if (becameReason(old, now, Type.PROGRESSING, FINISHED_OPERATIONS)) {
       Condition progressing = ConditionSet.find(now, Type.PROGRESSING).orElseThrow();
       notes.put(
           progressing.getReason(),

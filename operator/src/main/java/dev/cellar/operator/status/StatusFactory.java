@@ -38,6 +38,7 @@ public final class StatusFactory {
       Topology topology,
       Observed observed,
       DatabaseStatus previous,
+      boolean hibernated,
       int desired,
       int ready,
       boolean rolledOut,
@@ -48,13 +49,16 @@ public final class StatusFactory {
 
     static Facts of(Database db, Observed observed, Instant now) {
       DatabaseStatus previous = Optional.ofNullable(db.getStatus()).orElseGet(DatabaseStatus::new);
-      int desired = db.getSpec().getReplicas();
+      boolean hibernated = Boolean.TRUE.equals(db.getSpec().getHibernated());
+      // The pods that should run: none while hibernated.
+      int desired = hibernated ? 0 : db.getSpec().getReplicas();
       Optional<StatefulSet> sts = observed.statefulSet();
       return new Facts(
           db,
           Topology.of(db),
           observed,
           previous,
+          hibernated,
           desired,
           sts.map(StatefulSet::getStatus).map(StatefulSetStatus::getReadyReplicas).orElse(0),
           sts.map(s -> StatusFactory.rolledOut(s, desired)).orElse(false),
@@ -82,7 +86,20 @@ public final class StatusFactory {
     String replicasReady() {
       return ready + "/" + desired + " replicas ready";
     }
+
+    /** Whether the Database is coming back from hibernation: the previous status said so. */
+    boolean waking() {
+      return !hibernated
+          && ConditionSet.reasonOf(previous.getConditions(), Type.PROGRESSING)
+              .flatMap(Reason::byValue)
+              .filter(HIBERNATION::contains)
+              .isPresent();
+    }
   }
+
+  /** The Progressing reasons of a hibernation and of the wake-up after it. */
+  private static final Set<Reason> HIBERNATION =
+      Set.of(Reason.HIBERNATING, Reason.HIBERNATED, Reason.WAKING);
 
   public static DatabaseStatus compute(Database db, Observed observed, Instant now) {
     Facts f = Facts.of(db, observed, now);
@@ -100,19 +117,22 @@ public final class StatusFactory {
     DatabaseStatus status = new DatabaseStatus();
     status.setObservedGeneration(generation);
     status.setConditions(conditions.build());
-    status.setPhase(phase(status, f.hasStatefulSet(), f.wasReadyBefore(), degraded.reason()));
+    status.setPhase(
+        phase(status, f.hasStatefulSet(), f.wasReadyBefore(), degraded.reason(), f.hibernated()));
     status.setEngine(
         f.hasStatefulSet() ? db.getSpec().getEngine().value() : f.previous().getEngine());
     status.setVersion(
         f.rolledOut()
             ? f.runningVersion().orElse(f.previous().getVersion())
             : f.previous().getVersion());
-    status.setReplicas(f.desired());
+    // The spec's count, hibernated or not: hibernation is not a scale to zero.
+    status.setReplicas(db.getSpec().getReplicas());
     status.setReadyReplicas(f.ready());
     status.setCurrentPrimary(f.topology().primaryPod());
     status.setInstances(instances(f));
     status.setEndpoint(f.topology().endpoint());
-    status.setReadOnlyEndpoint(f.desired() > 1 ? f.topology().readOnlyEndpoint() : null);
+    status.setReadOnlyEndpoint(
+        db.getSpec().getReplicas() > 1 ? f.topology().readOnlyEndpoint() : null);
     status.setCredentialsSecret(f.topology().credentialsSecret());
     status.setLastBackupTime(
         observed
@@ -142,6 +162,13 @@ public final class StatusFactory {
 
   /** Ready: the current spec runs and every replica is ready. */
   static Verdict ready(Facts f) {
+    if (f.hibernated()) {
+      return new Verdict(
+          false,
+          Reason.HIBERNATED,
+          "spec.hibernated is true: no pod runs; volumes, Secret and Services are kept. Set it to"
+              + " false to wake the Database");
+    }
     Optional<VersionDecision.Refusal> refusal = f.decision().refusal();
     StorageResize.Outcome storage = f.storage();
     if (f.rolledOut()
@@ -167,6 +194,10 @@ public final class StatusFactory {
   /** Available: the primary accepts connections. */
   static Verdict available(Facts f) {
     String primary = f.topology().primaryPod();
+    if (f.hibernated()) {
+      // Even while the primary is still stopping: clients are told not to count on it.
+      return new Verdict(false, Reason.HIBERNATED, "the Database is hibernated: no pod serves");
+    }
     return f.primaryReady()
         ? new Verdict(
             true,
@@ -178,6 +209,14 @@ public final class StatusFactory {
   /** Progressing: something is being rolled out; False with Reconciled when done. */
   static Verdict progressing(Facts f) {
     VersionDecision decision = f.decision();
+    if (f.hibernated()) {
+      return f.observed().pods().isEmpty()
+          ? new Verdict(false, Reason.HIBERNATED, "hibernated: no pod runs")
+          : new Verdict(
+              true,
+              Reason.HIBERNATING,
+              "stopping the pods: " + f.observed().pods().size() + " still running");
+    }
     if (f.storage().resizing()) {
       return new Verdict(true, Reason.RESIZING_STORAGE, f.storage().message());
     }
@@ -188,6 +227,9 @@ public final class StatusFactory {
               false,
               decision.refusal().get().reason(),
               "nothing to roll out: " + decision.refusal().get().message());
+    }
+    if (f.waking() && (!f.rolledOut() || f.ready() < f.desired())) {
+      return new Verdict(true, Reason.WAKING, "waking from hibernation: " + f.replicasReady());
     }
     String previousVersion = f.previous().getVersion();
     if (!f.rolledOut()
@@ -227,6 +269,10 @@ public final class StatusFactory {
     if (f.observed().error().isPresent()) {
       Observed.Failure error = f.observed().error().get();
       return new Verdict(true, error.reason(), error.message());
+    }
+    if (f.hibernated()) {
+      // The pods are stopping or gone: their troubles no longer need the user.
+      return new Verdict(false, Reason.AS_EXPECTED, "hibernated; nothing needs attention");
     }
     if (f.observed().podCreation().isPresent()) {
       return new Verdict(true, Reason.POD_CREATION_FAILED, f.observed().podCreation().get());
@@ -278,8 +324,25 @@ public final class StatusFactory {
           Reason.BACKUP_DISABLED,
           "spec.backupEnabled is false; earlier dumps stay on PVC " + f.topology().backupClaim());
     }
+    if (f.hibernated()) {
+      return new Verdict(
+          false,
+          Reason.BACKUPS_PAUSED,
+          "backups are paused while the Database is hibernated: CronJob "
+              + f.topology().backupCronJob()
+              + " is suspended; earlier dumps stay on PVC "
+              + f.topology().backupClaim());
+    }
     if (f.observed().backupCronJob().isEmpty()) {
       return new Verdict(false, Reason.BACKUP_PENDING, "the backup CronJob is being created");
+    }
+    if (Boolean.TRUE.equals(f.observed().backupCronJob().get().getSpec().getSuspend())) {
+      return new Verdict(
+          false,
+          Reason.BACKUPS_PAUSED,
+          "backups resume once the primary is ready after hibernation (CronJob "
+              + f.topology().backupCronJob()
+              + " is suspended until then)");
     }
     String schedule = db.getSpec().getBackup().getSchedule();
     Optional<Job> last = f.observed().lastBackupJob();
@@ -321,7 +384,11 @@ public final class StatusFactory {
           Reason.OOM_KILLED);
 
   private static Phase phase(
-      DatabaseStatus status, boolean stsExists, boolean wasReadyBefore, Reason degraded) {
+      DatabaseStatus status,
+      boolean stsExists,
+      boolean wasReadyBefore,
+      Reason degraded,
+      boolean hibernated) {
     var conditions = status.getConditions();
     if (!stsExists && ConditionSet.isTrue(conditions, Type.DEGRADED)) {
       return Phase.Failed;
@@ -331,6 +398,10 @@ public final class StatusFactory {
     }
     if (ConditionSet.isTrue(conditions, Type.DEGRADED)) {
       return Phase.Degraded;
+    }
+    if (hibernated) {
+      // Also while the pods stop: Progressing (Hibernating) says they are not all gone yet.
+      return Phase.Hibernated;
     }
     if (ConditionSet.isTrue(conditions, Type.READY)) {
       return Phase.Ready;

@@ -172,7 +172,7 @@ class DesiredStateTest {
   void backupCronJobDumpsThePrimaryAndKeepsRetention() {
     Database db = db(Engine.MARIADB, "11.4");
     db.getSpec().getBackup().setRetention(5);
-    CronJob cron = new BackupCronJobDependent().desired(db, "mariadb:11.4");
+    CronJob cron = new BackupCronJobDependent().desired(db, "mariadb:11.4", false);
     assertThat(cron.getSpec().getSchedule()).isEqualTo("0 2 * * *");
     assertThat(cron.getSpec().getConcurrencyPolicy()).isEqualTo("Forbid");
     Container c =
