@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.time.Instant;
 import java.util.Comparator;
@@ -283,7 +284,8 @@ public final class StatusFactory {
     if (f.podTrouble().isPresent()) {
       return podTrouble(f, f.podTrouble().get());
     }
-    if (f.rolledOut() && f.wasReadyBefore() && f.ready() < f.desired()) {
+    // Waking replicas are starting, not failing (Progressing says Waking until all are ready).
+    if (f.rolledOut() && f.wasReadyBefore() && !f.waking() && f.ready() < f.desired()) {
       return new Verdict(
           true,
           Reason.REPLICAS_NOT_READY,
@@ -336,7 +338,8 @@ public final class StatusFactory {
     if (f.observed().backupCronJob().isEmpty()) {
       return new Verdict(false, Reason.BACKUP_PENDING, "the backup CronJob is being created");
     }
-    if (Boolean.TRUE.equals(f.observed().backupCronJob().get().getSpec().getSuspend())) {
+    CronJob cron = f.observed().backupCronJob().get();
+    if (cron.getSpec() != null && Boolean.TRUE.equals(cron.getSpec().getSuspend())) {
       return new Verdict(
           false,
           Reason.BACKUPS_PAUSED,

@@ -10,15 +10,25 @@ import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.engine.VersionDecision;
 import dev.cellar.operator.storage.Quantities;
+import io.fabric8.kubernetes.api.model.Affinity;
+import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.PodAntiAffinity;
+import io.fabric8.kubernetes.api.model.PodAntiAffinityBuilder;
+import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.TolerationBuilder;
+import io.fabric8.kubernetes.api.model.TopologySpreadConstraintBuilder;
+import io.fabric8.kubernetes.api.model.WeightedPodAffinityTerm;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -282,5 +292,119 @@ class DesiredStateTest {
                 .getMetadata()
                 .getOwnerReferences())
         .hasSize(1);
+  }
+
+  @Test
+  void hibernationStopsThePodsKeepsTheClaimsAndSuspendsBackups() {
+    Database db = db(Engine.POSTGRESQL, "16");
+    db.getSpec().setReplicas(2);
+    assertThat(statefulSet(db, Optional.empty()).getSpec().getReplicas()).isEqualTo(2);
+    db.getSpec().setHibernated(true);
+    StatefulSet sts = statefulSet(db, Optional.empty());
+    assertThat(sts.getSpec().getReplicas()).isZero();
+    assertThat(sts.getSpec().getPersistentVolumeClaimRetentionPolicy().getWhenScaled())
+        .as("scaling to zero keeps the data volumes")
+        .isEqualTo("Retain");
+
+    CronJob running =
+        new BackupCronJobDependent()
+            .desired(
+                db, "postgres:16", BackupCronJobDependent.suspended(db, Optional.empty(), true));
+    assertThat(running.getSpec().getSuspend()).isTrue();
+    // Woken: the CronJob stays suspended until the primary is ready, then resumes.
+    db.getSpec().setHibernated(false);
+    assertThat(BackupCronJobDependent.suspended(db, Optional.of(running), false)).isTrue();
+    assertThat(BackupCronJobDependent.suspended(db, Optional.of(running), true)).isFalse();
+    assertThat(BackupCronJobDependent.suspended(db, Optional.empty(), false))
+        .as("never hibernated: backups run")
+        .isFalse();
+  }
+
+  @Test
+  void replicasPreferDifferentNodesByDefault() {
+    Database db = db(Engine.POSTGRESQL, "16");
+    PodSpec pod = statefulSet(db, Optional.empty()).getSpec().getTemplate().getSpec();
+    WeightedPodAffinityTerm spread =
+        pod.getAffinity()
+            .getPodAntiAffinity()
+            .getPreferredDuringSchedulingIgnoredDuringExecution()
+            .get(0);
+    assertThat(spread.getWeight()).isEqualTo(100);
+    assertThat(spread.getPodAffinityTerm().getTopologyKey()).isEqualTo("kubernetes.io/hostname");
+    assertThat(spread.getPodAffinityTerm().getLabelSelector().getMatchLabels())
+        .isEqualTo(Keys.selector(db, Keys.Component.DATABASE));
+    assertThat(pod.getAffinity().getNodeAffinity()).isNull();
+    assertThat(pod.getTolerations()).isNullOrEmpty();
+    assertThat(pod.getNodeSelector()).isNullOrEmpty();
+    assertThat(pod.getPriorityClassName()).isNull();
+  }
+
+  @Test
+  void schedulingFieldsPassThroughAndTheUsersAntiAffinityWins() {
+    Database db = db(Engine.MARIADB, "11.4");
+    Affinity affinity =
+        new AffinityBuilder()
+            .withNewNodeAffinity()
+            .withNewRequiredDuringSchedulingIgnoredDuringExecution()
+            .addNewNodeSelectorTerm()
+            .addNewMatchExpression()
+            .withKey("disktype")
+            .withOperator("In")
+            .withValues("ssd")
+            .endMatchExpression()
+            .endNodeSelectorTerm()
+            .endRequiredDuringSchedulingIgnoredDuringExecution()
+            .endNodeAffinity()
+            .build();
+    db.getSpec().setAffinity(affinity);
+    db.getSpec()
+        .setTolerations(
+            List.of(
+                new TolerationBuilder()
+                    .withKey("dedicated")
+                    .withOperator("Equal")
+                    .withValue("db")
+                    .withEffect("NoSchedule")
+                    .build()));
+    db.getSpec().setNodeSelector(Map.of("disktype", "ssd"));
+    db.getSpec()
+        .setTopologySpreadConstraints(
+            List.of(
+                new TopologySpreadConstraintBuilder()
+                    .withMaxSkew(1)
+                    .withTopologyKey("topology.kubernetes.io/zone")
+                    .withWhenUnsatisfiable("ScheduleAnyway")
+                    .build()));
+    db.getSpec().setPriorityClassName("databases");
+    PodSpec pod = statefulSet(db, Optional.empty()).getSpec().getTemplate().getSpec();
+    assertThat(pod.getAffinity().getNodeAffinity()).isEqualTo(affinity.getNodeAffinity());
+    assertThat(pod.getAffinity().getPodAntiAffinity())
+        .as("added to the user's affinity")
+        .isEqualTo(PodScheduling.spreadReplicas(db));
+    assertThat(db.getSpec().getAffinity().getPodAntiAffinity())
+        .as("the spec is left as it is")
+        .isNull();
+    assertThat(pod.getTolerations()).isEqualTo(db.getSpec().getTolerations());
+    assertThat(pod.getNodeSelector()).containsExactly(Map.entry("disktype", "ssd"));
+    assertThat(pod.getTopologySpreadConstraints())
+        .isEqualTo(db.getSpec().getTopologySpreadConstraints());
+    assertThat(pod.getPriorityClassName()).isEqualTo("databases");
+
+    PodAntiAffinity own =
+        new PodAntiAffinityBuilder()
+            .addNewRequiredDuringSchedulingIgnoredDuringExecution()
+            .withTopologyKey("topology.kubernetes.io/zone")
+            .endRequiredDuringSchedulingIgnoredDuringExecution()
+            .build();
+    db.getSpec().setAffinity(new AffinityBuilder().withPodAntiAffinity(own).build());
+    assertThat(
+            statefulSet(db, Optional.empty())
+                .getSpec()
+                .getTemplate()
+                .getSpec()
+                .getAffinity()
+                .getPodAntiAffinity())
+        .as("the user's anti-affinity replaces the default")
+        .isEqualTo(own);
   }
 }

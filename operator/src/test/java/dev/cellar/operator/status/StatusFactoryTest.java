@@ -249,4 +249,172 @@ class StatusFactoryTest {
         .extracting(i -> i.getName() + " " + i.getRole() + " " + i.getReady())
         .containsExactly("orders-0 primary true", "orders-1 replica false");
   }
+
+  static Pod pod(String name, boolean ready) {
+    return new PodBuilder(pod(ready)).editMetadata().withName(name).endMetadata().build();
+  }
+
+  static CronJob cron(boolean suspended) {
+    return new CronJobBuilder()
+        .withNewMetadata()
+        .withName("orders-backup")
+        .endMetadata()
+        .withNewSpec()
+        .withSuspend(suspended)
+        .endSpec()
+        .build();
+  }
+
+  static String reason(DatabaseStatus status, Type type) {
+    return condition(status, type).getStatus() + " " + condition(status, type).getReason();
+  }
+
+  /** Computes the next status over the previous one, as the StatusWriter does, and keeps it. */
+  static DatabaseStatus next(Database db, Observed observed) {
+    DatabaseStatus before = db.getStatus();
+    DatabaseStatus after = StatusFactory.compute(db, observed, T0);
+    lastNotes = EventRecorder.notes(db, before, after);
+    db.setStatus(after);
+    return after;
+  }
+
+  static List<EventRecorder.Note> lastNotes = List.of();
+
+  @Test
+  void hibernationStopsThePodsPausesBackupsAndWakingBringsThemBack() {
+    Database db = db("16", 2);
+    List<Pod> running = List.of(pod("orders-0", true), pod("orders-1", true));
+    next(
+        db,
+        observed(
+            db,
+            Optional.of(sts("16", 2, 2, true)),
+            running,
+            Optional.of(cron(false)),
+            Optional.empty()));
+    assertThat(db.getStatus().getPhase()).isEqualTo(Phase.Ready);
+
+    db.getSpec().setHibernated(true);
+    db.getMetadata().setGeneration(2L);
+    DatabaseStatus stopping =
+        next(
+            db,
+            observed(
+                db,
+                Optional.of(sts("16", 2, 2, true)),
+                running,
+                Optional.of(cron(false)),
+                Optional.empty()));
+    assertThat(stopping.getPhase()).isEqualTo(Phase.Hibernated);
+    assertThat(reason(stopping, Type.READY)).isEqualTo("False Hibernated");
+    assertThat(reason(stopping, Type.AVAILABLE)).isEqualTo("False Hibernated");
+    assertThat(reason(stopping, Type.PROGRESSING)).isEqualTo("True Hibernating");
+    assertThat(reason(stopping, Type.DEGRADED)).isEqualTo("False AsExpected");
+    assertThat(reason(stopping, Type.BACKUP_READY)).isEqualTo("False BackupsPaused");
+    assertThat(condition(stopping, Type.BACKUP_READY).getMessage()).contains("paused");
+    assertThat(lastNotes).extracting(EventRecorder.Note::reason).containsExactly("Hibernating");
+
+    DatabaseStatus hibernated =
+        next(
+            db,
+            observed(
+                db,
+                Optional.of(sts("16", 0, 0, true)),
+                List.of(),
+                Optional.of(cron(true)),
+                Optional.empty()));
+    assertThat(hibernated.getPhase()).isEqualTo(Phase.Hibernated);
+    assertThat(reason(hibernated, Type.PROGRESSING)).isEqualTo("False Hibernated");
+    assertThat(hibernated.getReplicas()).as("the spec's count, not a scale to zero").isEqualTo(2);
+    assertThat(hibernated.getReadyReplicas()).isZero();
+    assertThat(hibernated.getInstances()).isNull();
+    assertThat(lastNotes).extracting(EventRecorder.Note::reason).containsExactly("Hibernated");
+    assertThat(
+            StatusFactory.compute(
+                db,
+                observed(
+                    db,
+                    Optional.of(sts("16", 0, 0, true)),
+                    List.of(),
+                    Optional.of(cron(true)),
+                    Optional.empty()),
+                T0.plusSeconds(600)))
+        .as("idle while hibernated: nothing to write")
+        .isEqualTo(hibernated);
+
+    db.getSpec().setHibernated(false);
+    db.getMetadata().setGeneration(3L);
+    DatabaseStatus waking =
+        next(
+            db,
+            observed(
+                db,
+                Optional.of(sts("16", 0, 0, true)),
+                List.of(),
+                Optional.of(cron(true)),
+                Optional.empty()));
+    assertThat(waking.getPhase()).isEqualTo(Phase.Updating);
+    assertThat(reason(waking, Type.PROGRESSING)).isEqualTo("True Waking");
+    assertThat(reason(waking, Type.READY)).isEqualTo("False PodsNotReady");
+    assertThat(reason(waking, Type.BACKUP_READY)).isEqualTo("False BackupsPaused");
+    assertThat(condition(waking, Type.BACKUP_READY).getMessage()).contains("resume");
+    assertThat(lastNotes).extracting(EventRecorder.Note::reason).containsExactly("Waking");
+    DatabaseStatus halfway =
+        next(
+            db,
+            observed(
+                db,
+                Optional.of(sts("16", 2, 1, true)),
+                List.of(pod("orders-0", true), pod("orders-1", false)),
+                Optional.of(cron(false)),
+                Optional.empty()));
+    assertThat(reason(halfway, Type.PROGRESSING))
+        .as("still waking while a replica starts")
+        .isEqualTo("True Waking");
+    assertThat(reason(halfway, Type.DEGRADED)).isEqualTo("False AsExpected");
+
+    DatabaseStatus awake =
+        next(
+            db,
+            observed(
+                db,
+                Optional.of(sts("16", 2, 2, true)),
+                running,
+                Optional.of(cron(false)),
+                Optional.empty()));
+    assertThat(awake.getPhase()).isEqualTo(Phase.Ready);
+    assertThat(reason(awake, Type.PROGRESSING)).isEqualTo("False Reconciled");
+    assertThat(reason(awake, Type.BACKUP_READY)).isEqualTo("True Scheduled");
+    assertThat(lastNotes).extracting(EventRecorder.Note::reason).containsExactly("Ready");
+  }
+
+  @Test
+  void aHibernatedDatabaseKeepsReportingWhatTheUserMustFix() {
+    Database db = db("16.4", 1);
+    db.getSpec().setHibernated(true);
+    db.setStatus(
+        StatusFactory.compute(
+            db,
+            observed(
+                db,
+                Optional.of(sts("16.4", 0, 0, true)),
+                List.of(),
+                Optional.of(cron(true)),
+                Optional.empty()),
+            T0));
+    db.getSpec().setVersion("16.2");
+    DatabaseStatus status =
+        StatusFactory.compute(
+            db,
+            observed(
+                db,
+                Optional.of(sts("16.4", 0, 0, true)),
+                List.of(),
+                Optional.of(cron(true)),
+                Optional.empty()),
+            T0);
+    assertThat(reason(status, Type.DEGRADED)).isEqualTo("True DowngradeRefused");
+    assertThat(status.getPhase()).isEqualTo(Phase.Degraded);
+    assertThat(reason(status, Type.READY)).isEqualTo("False Hibernated");
+  }
 }
