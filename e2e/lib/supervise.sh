@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# sv_root and sv_prefix come from the sourcing script:
+# sv_root, sv_prefix, cache and COMPONENTS come from the sourcing script:
 # shellcheck disable=SC2154
 # Process supervision shared by e2e/local-cluster and e2e/realnode/node.sh: pid files, launching a
 # component in its own session, waiting until it is healthy, stopping it by pid.
@@ -10,6 +10,8 @@
 #   sv_prefix  the prefix of messages ("local-cluster", "real-node")
 # and may define on_early_exit NAME STATUS, called when a component exits before it is healthy
 # (to explain the exit better than "exited early"; it must not return normally to keep going).
+
+sv_lib=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 say() { echo "$sv_prefix: $*" >&2; }
 die() { echo "$sv_prefix: error: $*" >&2; exit 1; }
@@ -114,6 +116,29 @@ fail() {
     tail -n 20 "$log" 2>/dev/null | sed 's/^/    /'
   } >&2
   exit 1
+}
+
+# check_component NAME: die unless NAME is one of the caller's COMPONENTS.
+check_component() {
+  local c
+  for c in "${COMPONENTS[@]}"; do [ "$c" = "${1:-}" ] && return 0; done
+  die "unknown component '${1:-}'; one of: ${COMPONENTS[*]}"
+}
+
+# ensure_built TARGET DIR BINARY...: e2e/cluster/build.sh TARGET, into DIR. build.sh builds only
+# what its cache lacks (a changed go.mod is a new cache entry) and takes a tenth of a second
+# otherwise, so it runs every time; without Go, binaries already built will do. One build at a
+# time per cache ($cache): two clusters (or CI and a test) could start at once.
+ensure_built() {
+  local target=$1 bindir=$2 b missing=false; shift 2
+  for b in "$@"; do [ -x "$bindir/$b" ] || missing=true; done
+  if ! $missing && ! command -v go >/dev/null; then return 0; fi
+  $missing && say "$* missing in $bindir; building them (the first build takes several minutes)"
+  mkdir -p "$cache"
+  (
+    flock -w 3600 8 || die "another build holds $cache/build.lock for an hour"
+    "$sv_lib/../cluster/build.sh" "$target" >/dev/null
+  ) 8>"$cache/build.lock" || exit 1
 }
 
 # wait_for TIMEOUT_SECONDS COMMAND...: poll until the command succeeds; 1 if it never does.

@@ -201,17 +201,7 @@ coredns_ready() { curl -fsS --noproxy '*' --max-time 2 "http://$NODE_IP:8181/rea
 # ---------------------------------------------------------------------------------------------
 # Commands
 
-ensure_binaries() {
-  local b missing=false
-  for b in kubelet kube-proxy coredns; do [ -x "$nodebin/$b" ] || missing=true; done
-  if ! $missing && ! command -v go >/dev/null; then return 0; fi
-  $missing && say "building kubelet, kube-proxy and CoreDNS (the first build takes several minutes)"
-  mkdir -p "$cache"
-  (
-    flock -w 3600 8 || die "another build holds $cache/build.lock for an hour"
-    "$e2e/cluster/build.sh" node >/dev/null
-  ) 8>"$cache/build.lock" || exit 1
-}
+ensure_binaries() { ensure_built node "$nodebin" kubelet kube-proxy coredns; }
 
 # The command line of each component; `start` runs exactly the same again.
 containerd_cmd() {
@@ -302,12 +292,6 @@ cmd_up() {
   finished=true
   trap - EXIT INT TERM
   say "node $NODE_NAME ready in $((SECONDS - t0)) s; logs in $node/logs; StorageClass real-local"
-}
-
-check_component() {
-  local c
-  for c in "${COMPONENTS[@]}"; do [ "$c" = "${1:-}" ] && return 0; done
-  die "unknown component '${1:-}'; one of: ${COMPONENTS[*]}"
 }
 
 # stop COMPONENT / start COMPONENT: for fault tests; pods keep running without the kubelet or
