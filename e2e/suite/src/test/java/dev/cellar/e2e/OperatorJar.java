@@ -179,7 +179,13 @@ final class OperatorJar extends Cellar {
     StringBuilder all = new StringBuilder();
     try (var files = Files.list(logs)) {
       for (Path file :
-          files.filter(f -> f.getFileName().toString().endsWith(".log")).sorted().toList()) {
+          files
+              .filter(
+                  f ->
+                      f.getFileName().toString().startsWith("operator")
+                          && f.getFileName().toString().endsWith(".log"))
+              .sorted()
+              .toList()) {
         all.append(Files.readString(file));
       }
     } catch (IOException e) {

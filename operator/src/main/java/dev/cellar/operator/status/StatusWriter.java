@@ -126,22 +126,31 @@ public final class StatusWriter {
         .findFirst();
   }
 
-  /** The newest recent Warning Event about one object, if any. */
+  /**
+   * The newest recent Warning Event about one object, if any. Events only add detail: one that
+   * cannot be read (RBAC without list on events, an API server going away) costs the detail, not
+   * the status.
+   */
   private static Optional<Event> warnings(
       Context<Database> context, Topology topology, String kind, String name) {
-    return context
-        .getClient()
-        .v1()
-        .events()
-        .inNamespace(topology.namespace())
-        .withField("involvedObject.kind", kind)
-        .withField("involvedObject.name", name)
-        .withField("type", "Warning")
-        .list()
-        .getItems()
-        .stream()
-        .filter(e -> recent(e.getLastTimestamp()))
-        .max(Comparator.comparing(e -> Optional.ofNullable(e.getLastTimestamp()).orElse("")));
+    try {
+      return context
+          .getClient()
+          .v1()
+          .events()
+          .inNamespace(topology.namespace())
+          .withField("involvedObject.kind", kind)
+          .withField("involvedObject.name", name)
+          .withField("type", "Warning")
+          .list()
+          .getItems()
+          .stream()
+          .filter(e -> recent(e.getLastTimestamp()))
+          .max(Comparator.comparing(e -> Optional.ofNullable(e.getLastTimestamp()).orElse("")));
+    } catch (KubernetesClientException e) {
+      log.debug("cannot read the Events of {} {}: {}", kind, name, ErrorMessages.oneLine(e));
+      return Optional.empty();
+    }
   }
 
   private static boolean recent(String timestamp) {
