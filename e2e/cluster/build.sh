@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Builds the local cluster's binaries from Go modules, once per version: each lands in
 # $CELLAR_CACHE/bin/<component>-<version>-<recipe hash>/ and is never rebuilt while there.
-# Usage: build.sh [core|node|all]
+# Usage: build.sh [core|node|kind|all]
 #   core: control plane, kubectl, etcd, kwok; linked in $CELLAR_CACHE/bin/current (printed)
 #   node: the real node's kubelet, kube-proxy and CoreDNS; linked in $CELLAR_CACHE/bin/node
 #         (printed), so that building them does not change what the kwok cluster is made of
+#   kind: what the kind node image and its component images are made of (e2e/kind): kubeadm,
+#         kubelet, kubectl, the control plane, kube-proxy, etcd, CoreDNS with kubeadm's plugins and
+#         local-path-provisioner; linked in $CELLAR_CACHE/bin/kind (printed)
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cache=${CELLAR_CACHE:-$HOME/.cache/cellar}
@@ -84,4 +87,19 @@ if [ "$what" = node ] || [ "$what" = all ]; then
   # CoreDNS with the plugins the real node uses (coredns/main.go).
   link_into node "$(build coredns "$(pinned coredns github.com/coredns/coredns)" "" cellar.dev/localcluster/coredns)"
 fi
-case $what in node) echo "$cache/bin/node" ;; *) echo "$cache/bin/current" ;; esac
+if [ "$what" = kind ]; then
+  [ "$(pinned kubeadm k8s.io/kubernetes)" = "$k8s_version" ] ||
+    die "kubeadm/go.mod pins k8s.io/kubernetes $(pinned kubeadm k8s.io/kubernetes), kubernetes/go.mod $k8s_version: make them agree"
+  link_into kind "$(build kubernetes "$k8s_version" "$(k8s_ldflags)" \
+    k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
+    k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl \
+    k8s.io/kubernetes/cmd/kubelet k8s.io/kubernetes/cmd/kube-proxy)" \
+    kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet kube-proxy
+  link_into kind "$(build kubeadm "$k8s_version" "$(k8s_ldflags)" k8s.io/kubernetes/cmd/kubeadm)" kubeadm
+  etcd_dir=$(build etcd "$(pinned etcd go.etcd.io/etcd/server/v3)" "" go.etcd.io/etcd/server/v3)
+  ln -sfn "$etcd_dir/server" "$cache/bin/kind/etcd"
+  link_into kind "$(build coredns-kind "$(pinned coredns-kind github.com/coredns/coredns)" "" cellar.dev/localcluster/coredns-kind)"
+  lpp_version=$(pinned local-path github.com/rancher/local-path-provisioner)
+  link_into kind "$(build local-path "$lpp_version" "-X main.VERSION=$lpp_version" github.com/rancher/local-path-provisioner)"
+fi
+case $what in node) echo "$cache/bin/node" ;; kind) echo "$cache/bin/kind" ;; *) echo "$cache/bin/current" ;; esac

@@ -45,324 +45,64 @@ BRIDGE=cellar-br0
 POD_CIDR=10.244.0.0/24
 NODE_IP=10.244.0.1
 GUARD_CHAIN=CELLAR-REAL-NODE
+POD_ACCEPT=(-i "$BRIDGE" -o "$BRIDGE" -m comment --comment "cellar real node: pod traffic" -j ACCEPT)
+# shellcheck disable=SC2034 # in config/objects.yaml
 PROVISIONER=cellar.dev/real-node-volume
 COMPONENTS=(containerd kubelet kube-proxy coredns provisioner)
 
-say() { echo "real-node: $*" >&2; }
-die() { echo "real-node: error: $*" >&2; exit 1; }
+sv_root=$node
+sv_prefix=real-node
+# shellcheck source=../lib/supervise.sh
+. "$e2e/lib/supervise.sh"
+certs=$node/pki
+# shellcheck source=../lib/pki.sh
+. "$e2e/lib/pki.sh"
+
 kubectl_() { "$bin/kubectl" --kubeconfig="$kubeconfig" "$@"; }
 ctr_() { ctr --address "$node/containerd/containerd.sock" -n k8s.io "$@"; }
 
 # ---------------------------------------------------------------------------------------------
-# Processes, as in e2e/local-cluster: a pid counts only while its command line names $node/.
+# Configuration files: e2e/realnode/config/, with the node's values filled in
 
-pidfile() { echo "$node/pids/$1.pid"; }
-logfile() { echo "$node/logs/$1.log"; }
-pid_of() {
-  local f pid cmdline
-  f=$(pidfile "$1")
-  [ -f "$f" ] || return 1
-  pid=$(<"$f")
-  [[ $pid =~ ^[0-9]+$ ]] || return 1
-  [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != Z ] || return 1
-  cmdline=$(tr "\\0" " " 2>/dev/null <"/proc/$pid/cmdline") || return 1
-  [[ $cmdline == *"$node/"* ]] || return 1
-  echo "$pid"
+conf=$realnode/config
+SANDBOX_IMAGE=
+# render_config TEMPLATE FILE: config/TEMPLATE with the node's values, to FILE
+render_config() {
+  # shellcheck disable=SC2034 # read by render through indirection
+  local NODE=$node PKI=$pki
+  [ -n "$SANDBOX_IMAGE" ] || SANDBOX_IMAGE=$("$realnode/images.sh" ref pause)
+  render "$conf/$1" NODE PKI BRIDGE POD_CIDR NODE_IP NODE_NAME PROVISIONER SANDBOX_IMAGE >"$2"
 }
-running() { pid_of "$1" >/dev/null; }
-
-stop_component() {
-  local name=$1 pid deadline
-  if ! pid=$(pid_of "$name"); then rm -f "$(pidfile "$name")"; return 0; fi
-  kill -TERM "$pid" 2>/dev/null || true
-  deadline=$((SECONDS + 10))
-  while running "$name" && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
-  if running "$name"; then
-    say "$name (pid $pid) did not stop within 10 s of SIGTERM; sending SIGKILL"
-    kill -KILL "$pid" 2>/dev/null || true
-    deadline=$((SECONDS + 5))
-    while running "$name" && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
-  fi
-  rm -f "$(pidfile "$name")"
-}
-
-launch() { # launch NAME COMMAND...: in the background, in its own session, logging to logs/NAME.log
-  local name=$1 log; shift
-  log=$(logfile "$name")
-  echo "---- $(date -u +%FT%TZ) starting: $*" >>"$log"
-  setsid "$@" </dev/null >>"$log" 2>&1 9>&- &
-  echo "$!" >"$(pidfile "$name")"
-}
-
-# await NAME TIMEOUT CHECK...: poll CHECK until it passes; fail with the log's end if the
-# component exits or the time runs out.
-await() {
-  local name=$1 timeout=$2 deadline; shift 2
-  deadline=$((SECONDS + timeout))
-  until "$@" >/dev/null 2>&1; do
-    running "$name" || fail "$name" "exited"
-    [ $SECONDS -lt $deadline ] || fail "$name" "did not become ready within $timeout s"
-    sleep 0.5
-  done
-}
-fail() {
-  { echo "real-node: error: $1 $2; its log: $(logfile "$1"); last 20 lines:"
-    tail -n 20 "$(logfile "$1")" 2>/dev/null | sed 's/^/    /'; } >&2
-  exit 1
-}
-
-# ---------------------------------------------------------------------------------------------
-# Certificates and kubeconfigs, signed by the cluster's CA
-
-cert() { # cert NAME SUBJECT: an ECDSA key and a client certificate in $node/pki
-  local ext='basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth'
-  openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$node/pki/$1.key" 2>/dev/null
-  openssl req -new -key "$node/pki/$1.key" -subj "$2" -out "$node/pki/$1.csr" 2>/dev/null
-  openssl x509 -req -in "$node/pki/$1.csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" \
-    -set_serial "0x$(openssl rand -hex 16)" -days 3650 -sha256 \
-    -extfile <(printf '%b\n' "$ext") -out "$node/pki/$1.crt" 2>/dev/null
-  rm -f "$node/pki/$1.csr"
-}
-
-write_kubeconfig() { # write_kubeconfig NAME: $node/NAME.kubeconfig with NAME's certificate
-  local b64='base64 -w0'
-  cat >"$node/$1.kubeconfig" <<EOF
-apiVersion: v1
-kind: Config
-clusters:
-- name: cellar-local
-  cluster:
-    server: https://127.0.0.1:$APISERVER_PORT
-    certificate-authority-data: $($b64 <"$pki/ca.crt")
-users:
-- name: $1
-  user:
-    client-certificate-data: $($b64 <"$node/pki/$1.crt")
-    client-key-data: $($b64 <"$node/pki/$1.key")
-contexts:
-- name: cellar-local
-  context:
-    cluster: cellar-local
-    user: $1
-current-context: cellar-local
-EOF
-  chmod 600 "$node/$1.kubeconfig"
-}
-
-# ---------------------------------------------------------------------------------------------
-# Configuration files
 
 write_containerd_config() {
   mkdir -p "$node/containerd" "$node/cni/net.d"
-  cat >"$node/containerd/config.toml" <<EOF
-version = 2
-root = "$node/containerd/root"
-state = "$node/containerd/state"
-plugin_dir = ""
-disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshotter.v1.btrfs", "io.containerd.snapshotter.v1.devmapper", "io.containerd.snapshotter.v1.zfs", "io.containerd.tracing.processor.v1.otlp"]
-
-[grpc]
-  address = "$node/containerd/containerd.sock"
-
-[ttrpc]
-  address = "$node/containerd/containerd.sock.ttrpc"
-
-[plugins."io.containerd.internal.v1.opt"]
-  path = "$node/containerd/opt"
-
-[plugins."io.containerd.grpc.v1.cri"]
-  sandbox_image = "$("$realnode/images.sh" ref pause)"
-  stream_server_address = "127.0.0.1"
-  stream_server_port = "0"
-  enable_selinux = false
-  max_container_log_line_size = 16384
-  # These machines give root every capability but CAP_SYS_RESOURCE, so no process may lower its
-  # oom_score_adj below 0 (the kubelet asks -998 for sandboxes, -997 for Guaranteed pods):
-  # clamp to containerd's own (0) instead of failing every sandbox.
-  restrict_oom_score_adj = true
-  [plugins."io.containerd.grpc.v1.cri".containerd]
-    snapshotter = "overlayfs"
-    default_runtime_name = "runc"
-    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
-      runtime_type = "io.containerd.runc.v2"
-      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-        SystemdCgroup = false
-        Root = "$node/containerd/runc"
-  [plugins."io.containerd.grpc.v1.cri".cni]
-    bin_dir = "/usr/lib/cni"
-    conf_dir = "$node/cni/net.d"
-EOF
+  render_config containerd.toml "$node/containerd/config.toml"
   # The pods' network: one bridge, addresses from host-local, the node as gateway (no masquerade:
   # nothing is routed beyond this machine). portmap serves hostPort.
-  cat >"$node/cni/net.d/10-cellar.conflist" <<EOF
-{
-  "cniVersion": "1.0.0",
-  "name": "cellar-real-node",
-  "plugins": [
-    {
-      "type": "bridge",
-      "bridge": "$BRIDGE",
-      "isGateway": true,
-      "ipMasq": false,
-      "hairpinMode": true,
-      "ipam": {
-        "type": "host-local",
-        "ranges": [[{"subnet": "$POD_CIDR", "gateway": "$NODE_IP"}]],
-        "routes": [{"dst": "0.0.0.0/0"}],
-        "dataDir": "$node/cni/ipam"
-      }
-    },
-    {"type": "portmap", "capabilities": {"portMappings": true}}
-  ]
-}
-EOF
+  render_config 10-cellar.conflist "$node/cni/net.d/10-cellar.conflist"
 }
 
 write_kubelet_config() {
   mkdir -p "$node/kubelet" "$node/pod-logs"
   # Pods get the cluster's DNS only; nothing of this machine's resolver configuration.
   printf 'options ndots:5\n' >"$node/resolv.conf"
-  cat >"$node/kubelet.yaml" <<EOF
-apiVersion: kubelet.config.k8s.io/v1beta1
-kind: KubeletConfiguration
-address: $NODE_IP
-port: 10250
-readOnlyPort: 0
-healthzBindAddress: $NODE_IP
-healthzPort: 10248
-# The API server calls the kubelet (logs, exec, port-forward) without a client certificate.
-authentication:
-  anonymous:
-    enabled: true
-  webhook:
-    enabled: false
-  x509:
-    clientCAFile: $pki/ca.crt
-authorization:
-  mode: AlwaysAllow
-containerRuntimeEndpoint: unix://$node/containerd/containerd.sock
-cgroupDriver: cgroupfs
-failCgroupV1: false
-failSwapOn: false
-clusterDNS: [$NODE_IP]
-clusterDomain: cluster.local
-resolvConf: $node/resolv.conf
-podLogsDir: $node/pod-logs
-staticPodPath: ""
-registerNode: true
-registerWithTaints:
-- key: cellar.dev/real-node
-  value: "true"
-  effect: PreferNoSchedule
-# The state lives in memory (/dev/shm): only real memory pressure evicts.
-evictionHard:
-  memory.available: 200Mi
-  nodefs.available: "1%"
-  imagefs.available: "1%"
-  nodefs.inodesFree: "1%"
-imageGCHighThresholdPercent: 100
-imageGCLowThresholdPercent: 99
-serializeImagePulls: false
-nodeStatusReportFrequency: 10s
-nodeStatusUpdateFrequency: 5s
-syncFrequency: 10s
-fileCheckFrequency: 5s
-maxPods: 60
-EOF
+  render_config kubelet.yaml "$node/kubelet.yaml"
 }
 
 write_kube_proxy_config() {
-  cat >"$node/kube-proxy.yaml" <<EOF
-apiVersion: kubeproxy.config.k8s.io/v1alpha1
-kind: KubeProxyConfiguration
-clientConnection:
-  kubeconfig: $node/kube-proxy.kubeconfig
-hostnameOverride: $NODE_NAME
-mode: iptables
-clusterCIDR: $POD_CIDR
-healthzBindAddress: $NODE_IP:10256
-metricsBindAddress: $NODE_IP:10249
-nodePortAddresses: ["$NODE_IP/32"]
-iptables:
-  localhostNodePorts: false
-  masqueradeAll: false
-  syncPeriod: 30s
-  minSyncPeriod: 0s
-# 0: leave this machine's conntrack settings as they are.
-conntrack:
-  maxPerCore: 0
-  min: 0
-  tcpEstablishedTimeout: 0s
-  tcpCloseWaitTimeout: 0s
-EOF
+  render_config kube-proxy.yaml "$node/kube-proxy.yaml"
 }
 
 write_coredns_config() {
   mkdir -p "$node/coredns"
   # The cluster domain from the API server; every other name is answered NXDOMAIN here and
   # nothing is forwarded.
-  cat >"$node/coredns/Corefile" <<EOF
-cluster.local:53 in-addr.arpa:53 ip6.arpa:53 {
-  bind $NODE_IP
-  errors
-  health $NODE_IP:8080
-  ready $NODE_IP:8181
-  kubernetes cluster.local in-addr.arpa ip6.arpa {
-    kubeconfig $node/coredns.kubeconfig cellar-local
-    pods insecure
-    ttl 5
-  }
-  cache 5
-}
-.:53 {
-  bind $NODE_IP
-  errors
-  template ANY ANY {
-    rcode NXDOMAIN
-  }
-}
-EOF
+  render_config Corefile "$node/coredns/Corefile"
 }
 
 # Cluster objects the node needs once: CoreDNS's read access, the StorageClass of its volumes.
 bootstrap_objects() {
-  kubectl_ apply -f - >/dev/null <<EOF
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRole
-metadata:
-  name: cellar:real-node-coredns
-rules:
-- apiGroups: [""]
-  resources: [services, pods, namespaces, endpoints]
-  verbs: [list, watch]
-- apiGroups: [discovery.k8s.io]
-  resources: [endpointslices]
-  verbs: [list, watch]
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata:
-  name: cellar:real-node-coredns
-roleRef:
-  apiGroup: rbac.authorization.k8s.io
-  kind: ClusterRole
-  name: cellar:real-node-coredns
-subjects:
-- apiGroup: rbac.authorization.k8s.io
-  kind: User
-  name: cellar-real-node-coredns
----
-# Volumes on the real node: directories under the cluster's state directory, provisioned by
-# e2e/realnode/provisioner.sh as local PersistentVolumes bound to this node.
-apiVersion: storage.k8s.io/v1
-kind: StorageClass
-metadata:
-  name: real-local
-provisioner: $PROVISIONER
-reclaimPolicy: Delete
-volumeBindingMode: Immediate
-allowVolumeExpansion: true
-EOF
+  render_config objects.yaml /dev/stdout | kubectl_ apply -f - >/dev/null
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -402,6 +142,10 @@ network_up() {
   iptables -w -A "$GUARD_CHAIN" -s "$POD_CIDR" -j DROP
   iptables -w -A "$GUARD_CHAIN" -d "$POD_CIDR" -j DROP
   iptables -w -C FORWARD -j "$GUARD_CHAIN" 2>/dev/null || iptables -w -I FORWARD 1 -j "$GUARD_CHAIN"
+  # The pods' own traffic (pod to pod, pod to Service to pod through the node), once the guard,
+  # kube-proxy's chains and whatever else is in FORWARD have seen it, is accepted by a rule of its
+  # own at the end, not left to the policy: Docker sets that to DROP on machines that run it.
+  iptables -w -C FORWARD "${POD_ACCEPT[@]}" 2>/dev/null || iptables -w -A FORWARD "${POD_ACCEPT[@]}"
 }
 
 # The chains kube-proxy (after its own --cleanup) and the kubelet leave: every KUBE-* chain and
@@ -430,6 +174,7 @@ network_down() {
   local ip_forward=0 bridge_nf=0
   remove_kube_chains
   if iptables -w -C FORWARD -j "$GUARD_CHAIN" 2>/dev/null; then iptables -w -D FORWARD -j "$GUARD_CHAIN"; fi
+  while iptables -w -C FORWARD "${POD_ACCEPT[@]}" 2>/dev/null; do iptables -w -D FORWARD "${POD_ACCEPT[@]}"; done
   iptables -w -F "$GUARD_CHAIN" 2>/dev/null || true
   iptables -w -X "$GUARD_CHAIN" 2>/dev/null || true
   if ip link show "$BRIDGE" >/dev/null 2>&1; then ip link delete "$BRIDGE"; fi
@@ -456,17 +201,7 @@ coredns_ready() { curl -fsS --noproxy '*' --max-time 2 "http://$NODE_IP:8181/rea
 # ---------------------------------------------------------------------------------------------
 # Commands
 
-ensure_binaries() {
-  local b missing=false
-  for b in kubelet kube-proxy coredns; do [ -x "$nodebin/$b" ] || missing=true; done
-  if ! $missing && ! command -v go >/dev/null; then return 0; fi
-  $missing && say "building kubelet, kube-proxy and CoreDNS (the first build takes several minutes)"
-  mkdir -p "$cache"
-  (
-    flock -w 3600 8 || die "another build holds $cache/build.lock for an hour"
-    "$e2e/cluster/build.sh" node >/dev/null
-  ) 8>"$cache/build.lock" || exit 1
-}
+ensure_binaries() { ensure_built node "$nodebin" kubelet kube-proxy coredns; }
 
 # The command line of each component; `start` runs exactly the same again.
 containerd_cmd() {
@@ -545,7 +280,7 @@ cmd_up() {
   cert kubelet "/O=system:nodes/CN=system:node:$NODE_NAME"
   cert kube-proxy "/CN=system:kube-proxy"
   cert coredns "/CN=cellar-real-node-coredns"
-  for c in kubelet kube-proxy coredns; do write_kubeconfig "$c"; done
+  for c in kubelet kube-proxy coredns; do write_kubeconfig "$node/$c.kubeconfig" "$c"; done
   write_containerd_config
   write_kubelet_config
   write_kube_proxy_config
@@ -559,18 +294,12 @@ cmd_up() {
   say "node $NODE_NAME ready in $((SECONDS - t0)) s; logs in $node/logs; StorageClass real-local"
 }
 
-check_component() {
-  local c
-  for c in "${COMPONENTS[@]}"; do [ "$c" = "${1:-}" ] && return 0; done
-  die "unknown component '${1:-}'; one of: ${COMPONENTS[*]}"
-}
-
 # stop COMPONENT / start COMPONENT: for fault tests; pods keep running without the kubelet or
 # containerd, as on any node.
 cmd_stop() {
   check_component "${1:-}"
   [ -f "$node/.complete" ] || die "no real node in $dir"
-  if running "$1"; then say "stopping $1 (pid $(pid_of "$1"))"; stop_component "$1"; else say "$1 is not running"; fi
+  if running "$1"; then say "stopping $1 (pid $(pid_of "$1"))"; stop_component "$1" || die "$1 did not stop"; else say "$1 is not running"; fi
 }
 cmd_start() {
   check_component "${1:-}"
@@ -618,10 +347,10 @@ host_leftovers() {
 cmd_down() {
   local c
   [ -d "$node" ] || { say "no real node in $dir"; return 0; }
-  for c in provisioner coredns kubelet; do stop_component "$c"; done
+  for c in provisioner coredns kubelet; do stop_component "$c" || true; done
   remove_pods
-  stop_component kube-proxy
-  stop_component containerd
+  stop_component kube-proxy || true
+  stop_component containerd || true
   if [ -x "$nodebin/kube-proxy" ] && [ -f "$node/kube-proxy.yaml" ]; then
     "$nodebin/kube-proxy" --cleanup --config="$node/kube-proxy.yaml" >/dev/null 2>&1 || true
   fi

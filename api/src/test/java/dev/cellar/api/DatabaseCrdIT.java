@@ -447,4 +447,60 @@ class DatabaseCrdIT {
     assertThat(spec(create(MINIMAL + "storageClassName: fast.ssd-1\n")))
         .containsEntry("storageClassName", "fast.ssd-1");
   }
+
+  @Test
+  void hibernationAndSchedulingFieldsAreAccepted() {
+    GenericKubernetesResource db =
+        create(
+            MINIMAL
+                + "hibernated: true\n"
+                + "priorityClassName: high.priority-1\n"
+                + "nodeSelector: {disktype: ssd}\n"
+                + "tolerations: [{key: dedicated, operator: Equal, value: db, effect: NoSchedule},"
+                + " {operator: Exists}, {key: k, operator: Exists, effect: NoExecute,"
+                + " tolerationSeconds: 30}]\n"
+                + "topologySpreadConstraints: [{maxSkew: 1, topologyKey: kubernetes.io/hostname,"
+                + " whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {a: b}}}]\n"
+                + "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution:"
+                + " {nodeSelectorTerms: [{matchExpressions: [{key: disktype, operator: In,"
+                + " values: [ssd]}]}]}}, podAntiAffinity:"
+                + " {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey:"
+                + " kubernetes.io/hostname, labelSelector: {matchLabels: {a: b}}}]}}\n");
+    assertThat(spec(db))
+        .containsEntry("hibernated", true)
+        .containsEntry("priorityClassName", "high.priority-1")
+        .containsEntry("nodeSelector", Map.of("disktype", "ssd"));
+    assertThat(spec(create(MINIMAL))).containsEntry("hibernated", false);
+  }
+
+  @Test
+  void badSchedulingFieldsAreRefusedNamingTheField() {
+    assertRejected(
+        MINIMAL + "priorityClassName: High_Priority\n",
+        "spec.priorityClassName",
+        "must be a DNS subdomain",
+        "High_Priority");
+    assertRejected(
+        MINIMAL + "tolerations: [{key: a, operator: Exists, value: x}]\n",
+        "spec.tolerations",
+        "Exists takes no value");
+    assertRejected(
+        MINIMAL + "tolerations: [{key: a, operator: Sometimes}]\n",
+        "spec.tolerations",
+        "operator is Equal or Exists");
+    assertRejected(
+        MINIMAL + "tolerations: [{key: a, effect: NoSchedule, tolerationSeconds: 5}]\n",
+        "spec.tolerations",
+        "tolerationSeconds needs effect NoExecute");
+    assertRejected(
+        MINIMAL
+            + "topologySpreadConstraints: [{maxSkew: 0, topologyKey: zone,"
+            + " whenUnsatisfiable: DoNotSchedule}]\n",
+        "spec.topologySpreadConstraints",
+        "maxSkew (at least 1)");
+    assertRejected(
+        MINIMAL + "topologySpreadConstraints: [{maxSkew: 1, whenUnsatisfiable: DoNotSchedule}]\n",
+        "spec.topologySpreadConstraints",
+        "topologyKey");
+  }
 }

@@ -253,6 +253,7 @@ class GeneratedCrdTest {
             org.assertj.core.groups.Tuple.tuple("READY", ".status.readyReplicas", 0),
             org.assertj.core.groups.Tuple.tuple("STATUS", ".status.phase", 0),
             org.assertj.core.groups.Tuple.tuple("AGE", ".metadata.creationTimestamp", 0),
+            org.assertj.core.groups.Tuple.tuple("PRIMARY", ".status.currentPrimary", 1),
             org.assertj.core.groups.Tuple.tuple("ENDPOINT", ".status.endpoint", 1));
   }
 
@@ -262,5 +263,29 @@ class GeneratedCrdTest {
     assertThat(V1.getSubresources().getScale().getSpecReplicasPath()).isEqualTo(".spec.replicas");
     assertThat(V1.getSubresources().getScale().getStatusReplicasPath())
         .isEqualTo(".status.replicas");
+  }
+
+  @Test
+  void hibernatedDefaultsToFalse() {
+    assertThat(specField("hibernated").getType()).isEqualTo("boolean");
+    assertThat(specField("hibernated").getDefault().asBoolean()).isFalse();
+  }
+
+  @Test
+  void schedulingFieldsCarryTheCoreSchemasAndBoundedRules() {
+    JSONSchemaProps affinity = specField("affinity");
+    assertThat(affinity.getProperties())
+        .containsKeys("nodeAffinity", "podAffinity", "podAntiAffinity");
+    assertThat(specField("tolerations").getItems().getSchema().getProperties())
+        .containsKeys("key", "operator", "value", "effect", "tolerationSeconds");
+    assertThat(specField("tolerations").getMaxItems()).isEqualTo(32L);
+    assertThat(rules(specField("tolerations"))).hasSize(1);
+    assertThat(specField("topologySpreadConstraints").getMaxItems()).isEqualTo(8L);
+    assertThat(rules(specField("topologySpreadConstraints"))).hasSize(1);
+    assertThat(specField("nodeSelector").getAdditionalProperties().getSchema().getType())
+        .isEqualTo("string");
+    assertThat(specField("nodeSelector").getMaxProperties()).isEqualTo(32L);
+    assertThat(specField("priorityClassName").getMaxLength()).isEqualTo(253L);
+    assertThat(rules(specField("priorityClassName"))).hasSize(1);
   }
 }

@@ -6,6 +6,7 @@ import dev.cellar.operator.runtime.LogFormats;
 import dev.cellar.operator.runtime.OperatorHttpServer;
 import dev.cellar.operator.runtime.OperatorMetrics;
 import dev.cellar.operator.runtime.OperatorSettings;
+import dev.cellar.operator.status.ErrorMessages;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -66,7 +67,7 @@ public final class CellarOperator {
       log.error(
           "cannot start: {}. Check that the API server at {} answers and that the CRD is installed"
               + " (kubectl apply -f deploy/crd/)",
-          DatabaseReconciler.rootMessage(e),
+          ErrorMessages.oneLine(e),
           client.getMasterUrl());
       System.exit(1);
     }

@@ -8,13 +8,8 @@ import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.DeletionPolicy;
 import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.Phase;
-import dev.cellar.operator.dependent.BackupCronJobDependent;
-import dev.cellar.operator.dependent.BackupPvcDependent;
-import dev.cellar.operator.dependent.ConfigMapDependent;
-import dev.cellar.operator.dependent.CredentialsSecretDependent;
-import dev.cellar.operator.dependent.HeadlessServiceDependent;
-import dev.cellar.operator.dependent.StatefulSetDependent;
-import dev.cellar.operator.status.StatusFactory;
+import dev.cellar.operator.status.Conditions.Reason;
+import dev.cellar.operator.status.Conditions.Type;
 import dev.cellar.testkit.LocalCluster;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Container;
@@ -89,11 +84,11 @@ class DatabaseReconcilerIT extends ReconcilerTestBase {
     create(database(name, engine, version));
     Database db = awaitPhase(name, Phase.Ready);
 
-    assertThat(condition(db, StatusFactory.READY).getStatus()).isEqualTo("True");
-    assertThat(condition(db, StatusFactory.AVAILABLE).getStatus()).isEqualTo("True");
-    assertThat(condition(db, StatusFactory.PROGRESSING).getReason()).isEqualTo("Reconciled");
-    assertThat(condition(db, StatusFactory.DEGRADED).getStatus()).isEqualTo("False");
-    assertThat(condition(db, StatusFactory.BACKUP_READY).getStatus()).isEqualTo("True");
+    assertThat(condition(db, Type.READY).getStatus()).isEqualTo("True");
+    assertThat(condition(db, Type.AVAILABLE).getStatus()).isEqualTo("True");
+    assertThat(condition(db, Type.PROGRESSING).getReason()).isEqualTo("Reconciled");
+    assertThat(condition(db, Type.DEGRADED).getStatus()).isEqualTo("False");
+    assertThat(condition(db, Type.BACKUP_READY).getStatus()).isEqualTo("True");
     int port = engine == Engine.POSTGRESQL ? 5432 : 3306;
     assertThat(db.getStatus().getEndpoint())
         .isEqualTo(name + "." + operator.getNamespace() + ".svc.cluster.local:" + port);
@@ -101,16 +96,20 @@ class DatabaseReconcilerIT extends ReconcilerTestBase {
     assertThat(db.getStatus().getEngine()).isEqualTo(engine.value());
     assertThat(db.getStatus().getReadyReplicas()).isEqualTo(1);
     assertThat(db.getStatus().getCredentialsSecret()).isEqualTo(name + "-credentials");
+    assertThat(db.getStatus().getCurrentPrimary()).isEqualTo(name + "-0");
+    assertThat(db.getStatus().getInstances())
+        .singleElement()
+        .satisfies(i -> assertThat(i.getRole() + " " + i.getReady()).isEqualTo("primary true"));
 
     Map<String, String> labels =
         Map.of(
-            Labels.NAME,
+            Keys.NAME,
             engine.value(),
-            Labels.INSTANCE,
+            Keys.INSTANCE,
             name,
-            Labels.MANAGED_BY,
+            Keys.MANAGED_BY,
             "cellar-operator",
-            Labels.PART_OF,
+            Keys.PART_OF,
             "cellar");
     List<HasMetadata> owned =
         List.of(
@@ -153,8 +152,7 @@ class DatabaseReconcilerIT extends ReconcilerTestBase {
     assertThat(child(Service.class, name + "-headless").getSpec().getClusterIP()).isEqualTo("None");
 
     StatefulSet sts = child(StatefulSet.class, name);
-    assertThat(sts.getMetadata().getAnnotations())
-        .containsEntry(StatefulSetDependent.VERSION_ANNOTATION, version);
+    assertThat(sts.getMetadata().getAnnotations()).containsEntry(Keys.VERSION_ANNOTATION, version);
     Container container = sts.getSpec().getTemplate().getSpec().getContainers().get(0);
     String image =
         Map.of(Engine.POSTGRESQL, "postgres", Engine.MYSQL, "mysql", Engine.MARIADB, "mariadb")
@@ -196,7 +194,7 @@ class DatabaseReconcilerIT extends ReconcilerTestBase {
     create(database("legacy", Engine.POSTGRESQL, "9"));
     create(database("modern", Engine.POSTGRESQL, "17"));
     Database legacy = awaitPhase("legacy", Phase.Failed);
-    Condition degraded = condition(legacy, StatusFactory.DEGRADED);
+    Condition degraded = condition(legacy, Type.DEGRADED);
     assertThat(degraded.getReason()).isEqualTo("UnsupportedVersion");
     assertThat(degraded.getMessage()).contains("13, 14, 15, 16, 17, 18");
     assertThat(child(StatefulSet.class, "legacy")).isNull();
@@ -339,7 +337,7 @@ class DatabaseReconcilerIT extends ReconcilerTestBase {
                           io.fabric8.kubernetes.api.model.PersistentVolumeClaim.class,
                           "dumps-backups"))
                   .isNotNull();
-              assertThat(condition(get("dumps"), StatusFactory.BACKUP_READY).getReason())
+              assertThat(condition(get("dumps"), Type.BACKUP_READY).getReason())
                   .isEqualTo("BackupDisabled");
             });
 
@@ -361,9 +359,9 @@ class DatabaseReconcilerIT extends ReconcilerTestBase {
         .atMost(CONVERGE)
         .untilAsserted(
             () -> {
-              Condition backup = condition(get("dumps"), StatusFactory.BACKUP_READY);
+              Condition backup = condition(get("dumps"), Type.BACKUP_READY);
               assertThat(backup.getStatus()).isEqualTo("False");
-              assertThat(backup.getReason()).isEqualTo(StatusFactory.BACKUP_FAILED);
+              assertThat(backup.getReason()).isEqualTo(Reason.BACKUP_FAILED.value());
               assertThat(backup.getMessage()).contains("dumps-backup-bad");
             });
     await("a BackupFailed event")
@@ -371,7 +369,7 @@ class DatabaseReconcilerIT extends ReconcilerTestBase {
         .until(
             () ->
                 client.v1().events().inNamespace(operator.getNamespace()).list().getItems().stream()
-                    .anyMatch(e -> StatusFactory.BACKUP_FAILED.equals(e.getReason())));
+                    .anyMatch(e -> Reason.BACKUP_FAILED.value().equals(e.getReason())));
   }
 
   /**
@@ -487,25 +485,25 @@ class DatabaseReconcilerIT extends ReconcilerTestBase {
         .untilAsserted(
             () -> {
               assertThat(get("gone")).isNull();
-              assertThat(child(Secret.class, CredentialsSecretDependent.name(db))).isNull();
+              assertThat(child(Secret.class, Topology.of(db).credentialsSecret())).isNull();
               assertThat(
                       child(
                           io.fabric8.kubernetes.api.model.PersistentVolumeClaim.class,
-                          BackupPvcDependent.name(db)))
+                          Topology.of(db).backupClaim()))
                   .isNull();
               assertThat(
                       child(
                           io.fabric8.kubernetes.api.model.PersistentVolumeClaim.class,
                           "data-gone-0"))
                   .isNull();
-              assertThat(child(StatefulSet.class, StatefulSetDependent.name(db))).isNull();
+              assertThat(child(StatefulSet.class, Topology.of(db).statefulSet())).isNull();
               assertThat(
                       child(
                           io.fabric8.kubernetes.api.model.ConfigMap.class,
-                          ConfigMapDependent.name(db)))
+                          Topology.of(db).configMap()))
                   .isNull();
-              assertThat(child(Service.class, HeadlessServiceDependent.name(db))).isNull();
-              assertThat(child(CronJob.class, BackupCronJobDependent.name(db))).isNull();
+              assertThat(child(Service.class, Topology.of(db).headlessService())).isNull();
+              assertThat(child(CronJob.class, Topology.of(db).backupCronJob())).isNull();
             });
   }
 }

@@ -7,9 +7,8 @@ import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.Phase;
-import dev.cellar.operator.engine.VersionDecision;
-import dev.cellar.operator.status.StatusFactory;
-import dev.cellar.operator.storage.StorageResize;
+import dev.cellar.operator.status.Conditions.Reason;
+import dev.cellar.operator.status.Conditions.Type;
 import dev.cellar.testkit.LocalCluster;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -76,24 +75,24 @@ class DayTwoIT extends ReconcilerTestBase {
 
     edit("refuse", s -> s.setVersion("16.2"));
     Database db = awaitPhase("refuse", Phase.Degraded);
-    assertThat(condition(db, StatusFactory.DEGRADED).getReason())
-        .isEqualTo(VersionDecision.DOWNGRADE);
-    assertThat(condition(db, StatusFactory.DEGRADED).getMessage()).contains("16.4 or newer");
+    assertThat(condition(db, Type.DEGRADED).getReason())
+        .isEqualTo(Reason.DOWNGRADE_REFUSED.value());
+    assertThat(condition(db, Type.DEGRADED).getMessage()).contains("16.4 or newer");
     assertThat(db.getStatus().getVersion()).isEqualTo("16.4");
     await("a DowngradeRefused event")
         .atMost(CONVERGE)
-        .until(() -> hasEvent("refuse", VersionDecision.DOWNGRADE));
+        .until(() -> hasEvent("refuse", Reason.DOWNGRADE_REFUSED.value()));
 
     edit("refuse", s -> s.setVersion("17"));
     await("MajorUpgradeUnsupported")
         .atMost(CONVERGE)
         .untilAsserted(
             () ->
-                assertThat(condition(get("refuse"), StatusFactory.DEGRADED).getReason())
-                    .isEqualTo(VersionDecision.MAJOR_UPGRADE));
+                assertThat(condition(get("refuse"), Type.DEGRADED).getReason())
+                    .isEqualTo(Reason.MAJOR_UPGRADE_UNSUPPORTED.value()));
     await("a MajorUpgradeUnsupported event")
         .atMost(CONVERGE)
-        .until(() -> hasEvent("refuse", VersionDecision.MAJOR_UPGRADE));
+        .until(() -> hasEvent("refuse", Reason.MAJOR_UPGRADE_UNSUPPORTED.value()));
     StatefulSet after = sts("refuse");
     assertThat(after.getMetadata().getGeneration())
         .as("the StatefulSet was not touched")
@@ -121,7 +120,7 @@ class DayTwoIT extends ReconcilerTestBase {
   @Test
   void storageGrowsOnAnExpandableClassWithoutRestartingPods() {
     createReady("grow", Engine.MARIADB, "11.4", s -> s.setStorageClassName("standard"));
-    assertThat(hasEvent("grow", StorageResize.RESIZING))
+    assertThat(hasEvent("grow", Reason.RESIZING_STORAGE.value()))
         .as("volumes being provisioned are no resize")
         .isFalse();
     String stsUid = sts("grow").getMetadata().getUid();
@@ -154,7 +153,7 @@ class DayTwoIT extends ReconcilerTestBase {
         .isEqualTo(podUid);
     await("a ResizingStorage event")
         .atMost(CONVERGE)
-        .until(() -> hasEvent("grow", StorageResize.RESIZING));
+        .until(() -> hasEvent("grow", Reason.RESIZING_STORAGE.value()));
   }
 
   @Test
@@ -163,8 +162,8 @@ class DayTwoIT extends ReconcilerTestBase {
     StatefulSet before = sts("fixed");
     edit("fixed", s -> s.setStorage("5Gi"));
     Database db = awaitPhase("fixed", Phase.Degraded);
-    assertThat(condition(db, StatusFactory.DEGRADED).getReason())
-        .isEqualTo(StorageResize.UNSUPPORTED);
+    assertThat(condition(db, Type.DEGRADED).getReason())
+        .isEqualTo(Reason.RESIZE_UNSUPPORTED.value());
     assertThat(db.getStatus().getPendingAction())
         .contains("allowVolumeExpansion")
         .contains("fixed-backups");
@@ -179,7 +178,7 @@ class DayTwoIT extends ReconcilerTestBase {
         .isEqualTo(new Quantity("1Gi"));
     await("a ResizeUnsupported event")
         .atMost(CONVERGE)
-        .until(() -> hasEvent("fixed", StorageResize.UNSUPPORTED));
+        .until(() -> hasEvent("fixed", Reason.RESIZE_UNSUPPORTED.value()));
   }
 
   @Test

@@ -2,8 +2,12 @@ package dev.cellar.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cellar.operator.status.ErrorMessages;
+import io.fabric8.kubernetes.api.model.Status;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.AggregatedOperatorException;
+import io.javaoperatorsdk.operator.OperatorException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -21,11 +25,43 @@ class ReconcileErrorMessageTest {
     causes.put(
         "statefulset", new IllegalStateException("boom", new RuntimeException("root cause")));
     String message =
-        DatabaseReconciler.rootMessage(new AggregatedOperatorException("workflow failed", causes));
+        ErrorMessages.oneLine(new AggregatedOperatorException("workflow failed", causes));
     assertThat(message)
         .isEqualTo(
             "headless: Failure executing: PUT at: https://x/services/a. Message: conflict;"
                 + " statefulset: root cause")
         .doesNotContain("\n");
+  }
+
+  @Test
+  void aWrappedAggregateKeepsTheApiServersMessagePerDependent() {
+    Status refusal =
+        new StatusBuilder()
+            .withCode(422)
+            .withMessage(
+                "StatefulSet.apps \"orders\" is invalid: spec.template.spec.containers[0].image:"
+                    + " Required value")
+            .build();
+    Map<String, Exception> causes = new LinkedHashMap<>();
+    causes.put(
+        "statefulset",
+        new KubernetesClientException(
+            "Failure executing: PATCH at: https://x/statefulsets/orders. Message: ...",
+            422,
+            refusal));
+    Exception wrapped =
+        new OperatorException(
+            new AggregatedOperatorException("Exception(s) during workflow execution.", causes));
+    assertThat(ErrorMessages.oneLine(wrapped))
+        .isEqualTo(
+            "statefulset: StatefulSet.apps \"orders\" is invalid:"
+                + " spec.template.spec.containers[0].image: Required value")
+        .doesNotContain("Exception(s) during workflow execution");
+  }
+
+  @Test
+  void aVeryLongMessageIsCut() {
+    String message = ErrorMessages.oneLine(new IllegalStateException("x".repeat(5000)));
+    assertThat(message).hasSize(1000).endsWith("...");
   }
 }

@@ -7,6 +7,7 @@ import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.Phase;
 import dev.cellar.operator.status.ConditionSet;
+import dev.cellar.operator.status.Conditions.Type;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -74,7 +75,7 @@ abstract class ReconcilerTestBase {
     return db.getStatus() == null ? "no status" : db.getStatus().getConditions().toString();
   }
 
-  static Condition condition(Database db, String type) {
+  static Condition condition(Database db, Type type) {
     return ConditionSet.find(db.getStatus().getConditions(), type).orElseThrow();
   }
 }

@@ -9,7 +9,12 @@ import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
+import io.fabric8.kubernetes.api.model.Affinity;
+import io.fabric8.kubernetes.api.model.Toleration;
+import io.fabric8.kubernetes.api.model.TopologySpreadConstraint;
 import io.fabric8.kubernetes.model.annotation.SpecReplicas;
+import java.util.List;
+import java.util.Map;
 import lombok.Data;
 import lombok.NoArgsConstructor;
 
@@ -76,6 +81,50 @@ public class DatabaseSpec {
   /** A DNS-1123 subdomain (a StorageClass's name), or empty for "no class". */
   public static final String STORAGE_CLASS_PATTERN =
       "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$";
+
+  /**
+   * Bounds on the scheduling lists, far above what a pod needs, which the API server's CEL cost
+   * estimate of the rules over their items requires.
+   */
+  static final int MAX_TOLERATIONS = 32;
+
+  static final int MAX_SPREAD_CONSTRAINTS = 8;
+
+  static final int MAX_NODE_SELECTOR = 32;
+
+  /**
+   * A DNS-1123 subdomain, as PriorityClass names are. The dot is {@code [.]}: it goes into a CEL
+   * string literal, where a backslash would need escaping twice.
+   */
+  public static final String DNS_SUBDOMAIN =
+      "^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+
+  /**
+   * What the API server would refuse in a pod's tolerations, said at admission instead of as a
+   * StatefulSet error: the field's rules from core/v1 validation that CEL can check.
+   */
+  static final String TOLERATIONS_VALID =
+      "self.all(t, (!has(t.operator) || t.operator in ['Equal', 'Exists'])"
+          + " && (!has(t.effect) || t.effect in ['', 'NoSchedule', 'PreferNoSchedule', 'NoExecute'])"
+          + " && (!has(t.operator) || t.operator != 'Exists' || !has(t.value) || t.value == '')"
+          + " && ((has(t.key) && t.key != '') || (has(t.operator) && t.operator == 'Exists'))"
+          + " && (!has(t.tolerationSeconds) || (has(t.effect) && t.effect == 'NoExecute')))";
+
+  static final String TOLERATIONS_MESSAGE =
+      "'tolerations: operator is Equal or Exists; effect is NoSchedule, PreferNoSchedule or"
+          + " NoExecute; Exists takes no value; an empty key needs operator Exists;"
+          + " tolerationSeconds needs effect NoExecute'";
+
+  /** The required fields and ranges of a TopologySpreadConstraint. */
+  static final String SPREAD_VALID =
+      "self.all(c, has(c.maxSkew) && c.maxSkew >= 1 && has(c.topologyKey) && c.topologyKey != ''"
+          + " && has(c.whenUnsatisfiable)"
+          + " && c.whenUnsatisfiable in ['DoNotSchedule', 'ScheduleAnyway']"
+          + " && (!has(c.minDomains) || c.minDomains >= 1))";
+
+  static final String SPREAD_MESSAGE =
+      "'topologySpreadConstraints: each needs maxSkew (at least 1), a topologyKey and"
+          + " whenUnsatisfiable (DoNotSchedule or ScheduleAnyway); minDomains is at least 1'";
 
   /** Versions such as 16, 16.4 or 8.0.36. */
   public static final String VERSION_PATTERN = "^[0-9]+(\\.[0-9]+){0,2}$";
@@ -171,6 +220,53 @@ public class DatabaseSpec {
           + " Retain (default) keeps them for a new Database of the same name; Delete removes them.")
   @Default("Retain")
   private DeletionPolicy deletionPolicy = DeletionPolicy.Retain;
+
+  @JsonPropertyDescription(
+      "Stop every database pod and keep everything else: data volumes, credentials Secret,"
+          + " Services and ConfigMap stay, and backups are paused (the CronJob is suspended)."
+          + " Setting it back to false starts the pods again on the same volumes.")
+  @Default("false")
+  private Boolean hibernated = false;
+
+  @JsonPropertyDescription(
+      "Affinity of the database pods (core/v1 Affinity). Unless it sets podAntiAffinity, the pods"
+          + " prefer nodes that run no other pod of this Database (weight 100, per"
+          + " kubernetes.io/hostname), so one node's loss takes one replica.")
+  private Affinity affinity;
+
+  @JsonPropertyDescription("Tolerations of the database pods (core/v1 Toleration).")
+  @ValidationRule(
+      value = TOLERATIONS_VALID,
+      messageExpression = TOLERATIONS_MESSAGE,
+      reason = "FieldValueInvalid")
+  @Size(max = MAX_TOLERATIONS)
+  private List<Toleration> tolerations;
+
+  @JsonPropertyDescription("Node labels the database pods require, e.g. {\"disktype\": \"ssd\"}.")
+  @Size(max = MAX_NODE_SELECTOR)
+  private Map<String, String> nodeSelector;
+
+  @JsonPropertyDescription(
+      "How the database pods spread across topology domains (core/v1 TopologySpreadConstraint);"
+          + " maxSkew, topologyKey and whenUnsatisfiable are required.")
+  @ValidationRule(
+      value = SPREAD_VALID,
+      messageExpression = SPREAD_MESSAGE,
+      reason = "FieldValueInvalid")
+  @Size(max = MAX_SPREAD_CONSTRAINTS)
+  private List<TopologySpreadConstraint> topologySpreadConstraints;
+
+  @JsonPropertyDescription(
+      "PriorityClass of the database pods; a DNS subdomain such as high-priority. The class must"
+          + " exist, or the pods cannot be created (Degraded says so).")
+  @Size(max = 253)
+  @ValidationRule(
+      value = "self.matches('" + DNS_SUBDOMAIN + "')",
+      messageExpression =
+          "'priorityClassName must be a DNS subdomain (lower-case letters, digits, \\'-\\' and"
+              + " \\'.\\', starting and ending with a letter or digit): ' + self",
+      reason = "FieldValueInvalid")
+  private String priorityClassName;
 
   /**
    * The size bounds of {@link #storage}. On the getter because fabric8's apt generator takes one

@@ -14,7 +14,7 @@ import lombok.Data;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class DatabaseStatus {
   @JsonPropertyDescription(
-      "Provisioning, Ready, Updating, Degraded or Failed; the conditions say why.")
+      "Provisioning, Ready, Updating, Degraded, Failed or Hibernated; the conditions say why.")
   @PrinterColumn(name = "STATUS")
   private Phase phase;
 
@@ -44,6 +44,15 @@ public class DatabaseStatus {
       "Read-write address of the primary: <name>.<namespace>.svc.cluster.local:<port>.")
   @PrinterColumn(name = "ENDPOINT", priority = 1)
   private String endpoint;
+
+  @JsonPropertyDescription(
+      "The pod that is the primary now: the read-write Service <name> selects it, and every other"
+          + " pod replicates from it.")
+  @PrinterColumn(name = "PRIMARY", priority = 1)
+  private String currentPrimary;
+
+  @JsonPropertyDescription("Each database pod: its role (primary or replica) and readiness.")
+  private List<InstanceStatus> instances;
 
   @JsonPropertyDescription("Read-only address of the replicas, when replicas > 1.")
   private String readOnlyEndpoint;

@@ -6,5 +6,7 @@ public enum Phase {
   Ready,
   Updating,
   Degraded,
-  Failed
+  Failed,
+  /** spec.hibernated: no pod runs; volumes, Secret and Services are kept. */
+  Hibernated
 }

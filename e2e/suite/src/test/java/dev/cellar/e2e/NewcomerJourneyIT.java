@@ -20,13 +20,16 @@ class NewcomerJourneyIT {
 
   @BeforeAll
   static void install() {
+    UpstreamImages.assumeAvailable(clusterExtension.cluster(), UpstreamImages.EXAMPLES);
     cellar = Cellar.install("newcomer-journey");
     ns = clusterExtension.newNamespace();
   }
 
   @AfterAll
   static void stop() {
-    cellar.close();
+    if (cellar != null) {
+      cellar.close();
+    }
   }
 
   static LocalCluster.Result kubectl(String... args) {

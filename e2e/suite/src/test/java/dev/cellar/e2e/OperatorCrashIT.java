@@ -35,6 +35,8 @@ class OperatorCrashIT {
 
   @BeforeAll
   static void install() {
+    UpstreamImages.assumeAvailable(
+        clusterExtension.cluster(), List.of("postgres:16", "mysql:8.4", "mariadb:11.4"));
     cellar = Cellar.install("operator-crash");
     client = clusterExtension.client();
     ns = clusterExtension.newNamespace();
@@ -42,7 +44,9 @@ class OperatorCrashIT {
 
   @AfterAll
   static void stop() {
-    cellar.close();
+    if (cellar != null) {
+      cellar.close();
+    }
   }
 
   static Engine engine(int i) {

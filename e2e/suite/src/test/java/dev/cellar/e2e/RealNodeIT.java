@@ -23,8 +23,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Databases that run for real: PostgreSQL 15 and MariaDB 10.11 from the images built from Debian's
- * packages (e2e/realnode/images.sh), on the local cluster's real node (e2e/local-cluster node up:
- * containerd, kubelet, kube-proxy, CoreDNS, local volumes). Each engine, with two replicas:
+ * packages (e2e/realnode/images.sh), on a cluster whose pods are real containers. That is either
+ * the local cluster's real node (e2e/local-cluster node up: containerd, kubelet, kube-proxy,
+ * CoreDNS, local volumes), or any other cluster named by CELLAR_KUBECONFIG, such as the kind
+ * cluster of e2e/kind/kind-cluster (which loads the two images into its nodes). Each engine, with
+ * two replicas:
  *
  * <ul>
  *   <li>the Database becomes Ready because its readiness probes really pass;
@@ -35,10 +38,14 @@ import org.junit.jupiter.api.Test;
  *   <li>the primary pod deleted: the Database goes Degraded, back to Ready, and the row is there.
  * </ul>
  *
- * <p>Runs only with {@code CELLAR_REAL_NODE=true} (as root, which the node needs); otherwise it is
- * skipped, so {@code mvn -B verify} is unaffected. It starts the real node in the cluster of the
- * run if it is not running (the first start builds kubelet, kube-proxy, CoreDNS and the images),
- * and then removes it again after the class. Timings go to {@code
+ * <p>On kind, with the Database's two pods on the two workers, the primary's node is stopped
+ * ({@code docker pause}): the Database degrades, and is Ready again with its row once the node is
+ * back.
+ *
+ * <p>On the local cluster it runs only with {@code CELLAR_REAL_NODE=true} (as root, which the node
+ * needs); otherwise it is skipped, so {@code mvn -B verify} is unaffected. It starts the real node
+ * in the cluster of the run if it is not running (the first start builds kubelet, kube-proxy,
+ * CoreDNS and the images), and then removes it again after the class. Timings go to {@code
  * e2e/suite/target/e2e-logs/real-node/timings.txt}.
  */
 class RealNodeIT {
@@ -54,11 +61,15 @@ class RealNodeIT {
 
   @BeforeAll
   static void realNode() {
+    cluster = LocalCluster.get();
+    if (!cluster.isLocal()) {
+      // Another cluster (kind): its pods are real already.
+      cellar = Cellar.install("real-node");
+      return;
+    }
     assumeTrue(
         "true".equals(System.getenv("CELLAR_REAL_NODE")),
         "the real node is not enabled (CELLAR_REAL_NODE=true, as root)");
-    cluster = LocalCluster.get();
-    assumeTrue(cluster.isLocal(), "the real node joins the project's local cluster only");
     long start = System.nanoTime();
     startedNode = node("status").exitCode() != 0;
     LocalCluster.Result up = node("up");
@@ -101,26 +112,29 @@ class RealNodeIT {
 
   @Test
   void postgresqlRunsReplicatesBacksUpRestoresAndSurvivesItsPrimary() {
-    scenario(
-        new Engine(
-            "postgresql",
-            "15",
-            "cellar.local/postgres:15",
-            "export PGUSER=$DB_USER PGPASSWORD=$DB_PASSWORD; "
-                + "psql -h orders -d \"$DB_NAME\" -v ON_ERROR_STOP=1 -q -c "
-                + "\"CREATE TABLE items (id int PRIMARY KEY, v text); INSERT INTO items VALUES (1, 'real')\"",
-            (host, db) ->
-                "PGUSER=$DB_USER PGPASSWORD=$DB_PASSWORD psql -h "
-                    + host
-                    + " -d "
-                    + db
-                    + " -tA -c \"SELECT v FROM items WHERE id = 1\"",
-            "PGUSER=$DB_USER PGPASSWORD=$DB_PASSWORD psql -h orders-ro -d \"$DB_NAME\" -tA -c"
-                + " \"SELECT pg_is_in_recovery()\"",
-            "t",
-            // pg_dumpall also dumps the roles: this server keeps its own accounts.
-            "zcat \"$dump\" | grep -Ev '^(CREATE|ALTER) ROLE ' "
-                + "| PGUSER=$DB_USER PGPASSWORD=$DB_PASSWORD psql -h restored -d postgres -q >/tmp/restore.log 2>&1"));
+    scenario(postgresql());
+  }
+
+  static Engine postgresql() {
+    return new Engine(
+        "postgresql",
+        "15",
+        "cellar.local/postgres:15",
+        "export PGUSER=$DB_USER PGPASSWORD=$DB_PASSWORD; "
+            + "psql -h orders -d \"$DB_NAME\" -v ON_ERROR_STOP=1 -q -c "
+            + "\"CREATE TABLE items (id int PRIMARY KEY, v text); INSERT INTO items VALUES (1, 'real')\"",
+        (host, db) ->
+            "PGUSER=$DB_USER PGPASSWORD=$DB_PASSWORD psql -h "
+                + host
+                + " -d "
+                + db
+                + " -tA -c \"SELECT v FROM items WHERE id = 1\"",
+        "PGUSER=$DB_USER PGPASSWORD=$DB_PASSWORD psql -h orders-ro -d \"$DB_NAME\" -tA -c"
+            + " \"SELECT pg_is_in_recovery()\"",
+        "t",
+        // pg_dumpall also dumps the roles: this server keeps its own accounts.
+        "zcat \"$dump\" | grep -Ev '^(CREATE|ALTER) ROLE ' "
+            + "| PGUSER=$DB_USER PGPASSWORD=$DB_PASSWORD psql -h restored -d postgres -q >/tmp/restore.log 2>&1");
   }
 
   @Test
@@ -145,6 +159,184 @@ class RealNodeIT {
             "zcat \"$dump\" | awk -v db=\"$SOURCE_DB\" "
                 + "'BEGIN { on = 1 } /^-- Current Database: / { on = index($0, \"`\" db \"`\") > 0 } on' "
                 + "| MYSQL_PWD=$DB_ROOT_PASSWORD mariadb -h restored -uroot >/tmp/restore.log 2>&1"));
+  }
+
+  /**
+   * What a user gets wrong is named within two minutes, with the pod's own words, and mended once
+   * fixed: an image that cannot be pulled, a Secret the user brought without the password, a memory
+   * limit the server is killed under. The fixes go through the spec or the Secret only; the pods
+   * that could not run are replaced by Cellar (the StatefulSet controller would wait for them
+   * forever).
+   */
+  @Test
+  void troubleIsNamedWithinTwoMinutesAndMendedOnceFixed() {
+    Engine engine = postgresql();
+    String ns = newNamespace("trouble");
+    apply(
+        ns,
+        database("pull", engine, 1, false)
+            .replace(engine.image, "cellar.local/postgres:no-such-tag"));
+    apply(
+        ns,
+        String.join(
+            "\n",
+            "apiVersion: v1",
+            "kind: Secret",
+            "metadata: {name: keys-credentials}",
+            "stringData: {username: app, database: keys}",
+            ""));
+    apply(ns, database("keys", engine, 1, false));
+    apply(
+        ns,
+        database("oom", engine, 1, false)
+            + "  resources: {requests: {memory: 24Mi}, limits: {memory: 24Mi}}\n");
+    long start = System.nanoTime();
+    awaitDegraded(ns, "pull", "ImagePullFailed", "cellar.local/postgres:no-such-tag");
+    awaitDegraded(ns, "keys", "CredentialsIncomplete", "lacks the key(s) password");
+    awaitDegraded(ns, "oom", "OOMKilled", "spec.resources.limits.memory");
+    timings.add("trouble: all three named in " + seconds(start) + " s");
+
+    start = System.nanoTime();
+    ok(
+        "patch",
+        "db",
+        "-n",
+        ns,
+        "pull",
+        "--type=merge",
+        "-p",
+        "{\"spec\":{\"image\":\"" + engine.image + "\"}}");
+    ok(
+        "patch",
+        "secret",
+        "-n",
+        ns,
+        "keys-credentials",
+        "--type=merge",
+        "-p",
+        "{\"stringData\":{\"password\":\"s3cret\"}}");
+    ok(
+        "patch",
+        "db",
+        "-n",
+        ns,
+        "oom",
+        "--type=merge",
+        "-p",
+        "{\"spec\":{\"resources\":{\"requests\":{\"memory\":\"256Mi\"},\"limits\":{\"memory\":\"256Mi\"}}}}");
+    for (String name : List.of("pull", "keys", "oom")) {
+      waitReady(ns, name);
+    }
+    timings.add("trouble: all three Ready " + seconds(start) + " s after the fixes");
+  }
+
+  /**
+   * Waits up to two minutes for Degraded with {@code reason} and a message containing {@code
+   * words}.
+   */
+  static void awaitDegraded(String ns, String name, String reason, String words) {
+    String jsonPath =
+        "jsonpath={.status.conditions[?(@.type==\"Degraded\")].reason}|{.status.conditions[?(@.type==\"Degraded\")].message}";
+    await(name + " Degraded with " + reason)
+        .atMost(Duration.ofMinutes(2))
+        .pollInterval(Duration.ofSeconds(1))
+        .untilAsserted(
+            () ->
+                assertThat(kubectl("get", "db", "-n", ns, name, "-o", jsonPath).stdout())
+                    .startsWith(reason + "|")
+                    .contains(words));
+  }
+
+  /**
+   * kind: the Database's two pods on two workers (placed by cordoning the other worker while each
+   * pod is scheduled), then the primary's node stopped with {@code docker pause}: the Database
+   * degrades, and once the node is back it is Ready again and the row is there.
+   */
+  @Test
+  void postgresqlSurvivesLosingTheNodeOfItsPrimary() {
+    assumeTrue(!cluster.isLocal(), "needs a cluster whose nodes are containers (kind)");
+    List<String> workers =
+        List.of(
+            ok(
+                    "get",
+                    "nodes",
+                    "-l",
+                    "!node-role.kubernetes.io/control-plane",
+                    "-o",
+                    "jsonpath={.items[*].metadata.name}")
+                .stdout()
+                .strip()
+                .split(" "));
+    assumeTrue(workers.size() >= 2, "needs two workers, has " + workers);
+    Engine engine = postgresql();
+    String ns = newNamespace("nodeloss");
+    long start = System.nanoTime();
+    ok("cordon", workers.get(1));
+    try {
+      apply(ns, database("orders", engine, 2, false));
+      awaitScheduled(ns, "orders-0", workers.get(0));
+      ok("cordon", workers.get(0));
+    } finally {
+      ok("uncordon", workers.get(1));
+    }
+    try {
+      awaitScheduled(ns, "orders-1", workers.get(1));
+    } finally {
+      ok("uncordon", workers.get(0));
+    }
+    waitReady(ns, "orders");
+    timings.add("node loss: Database with a pod on each worker Ready in " + seconds(start) + " s");
+    assertThat(client(ns, engine, "orders", "write", engine.writeRow, false)).isEmpty();
+
+    start = System.nanoTime();
+    docker("pause", workers.get(0));
+    try {
+      await("Database Degraded while the node of its primary is stopped")
+          .atMost(Duration.ofMinutes(3))
+          .pollInterval(Duration.ofSeconds(1))
+          .until(() -> "Degraded".equals(phase(ns, "orders")));
+      timings.add("node loss: Degraded " + seconds(start) + " s after the node stopped");
+    } finally {
+      docker("unpause", workers.get(0));
+    }
+    start = System.nanoTime();
+    await("Database Ready again once the node is back")
+        .atMost(READY)
+        .pollInterval(Duration.ofSeconds(1))
+        .until(() -> "Ready".equals(phase(ns, "orders")));
+    timings.add("node loss: Ready again " + seconds(start) + " s after the node came back");
+    String db = secretValue(ns, "orders-credentials", "database");
+    assertThat(
+            client(
+                    ns,
+                    engine,
+                    "orders",
+                    "read-primary",
+                    engine.readRow.command("orders", db),
+                    false)
+                .strip())
+        .as("the row on the primary after its node came back")
+        .isEqualTo("real");
+  }
+
+  static void awaitScheduled(String ns, String pod, String node) {
+    await(pod + " scheduled on " + node)
+        .atMost(Duration.ofMinutes(2))
+        .pollInterval(Duration.ofMillis(200))
+        .until(
+            () ->
+                kubectl("get", "pod", "-n", ns, pod, "-o", "jsonpath={.spec.nodeName}")
+                    .stdout()
+                    .strip()
+                    .equals(node));
+  }
+
+  /** Runs Debian's docker client (kind's nodes are its containers). */
+  static void docker(String... args) {
+    List<String> command = new ArrayList<>(List.of("/usr/bin/docker"));
+    command.addAll(List.of(args));
+    LocalCluster.Result result = LocalCluster.exec(command, null);
+    assertThat(result.exitCode()).as(String.join(" ", command) + "\n" + result.output()).isZero();
   }
 
   /** What differs between the engines: image, and the shell commands of the client pods. */
@@ -172,19 +364,34 @@ class RealNodeIT {
     apply(ns, database("orders", engine, 2, true));
     waitReady(ns, "orders");
     timings.add(engine.name + ": Database with 2 replicas Ready in " + seconds(start) + " s");
-    assertThat(
-            kubectl(
-                    "get",
-                    "pods",
-                    "-n",
-                    ns,
-                    "-l",
-                    "app.kubernetes.io/instance=orders",
-                    "-o",
-                    "jsonpath={.items[*].spec.nodeName}")
-                .stdout())
-        .as("the database pods run on the real node")
-        .isEqualTo("cellar-real-node cellar-real-node");
+    String nodes =
+        kubectl(
+                "get",
+                "pods",
+                "-n",
+                ns,
+                "-l",
+                "app.kubernetes.io/instance=orders",
+                "-o",
+                "jsonpath={.items[*].spec.nodeName}")
+            .stdout();
+    if (cluster.isLocal()) {
+      assertThat(nodes)
+          .as("the database pods run on the real node")
+          .isEqualTo("cellar-real-node cellar-real-node");
+    }
+    for (String node : nodes.split(" ")) {
+      assertThat(
+              kubectl(
+                      "get",
+                      "node",
+                      node,
+                      "-o",
+                      "jsonpath={.status.nodeInfo.containerRuntimeVersion}")
+                  .stdout())
+          .as("the container runtime of node " + node + ", which runs a database pod")
+          .startsWith("containerd://");
+    }
 
     // A row through the primary Service, read back through the read-only one.
     assertThat(client(ns, engine, "orders", "write", engine.writeRow, false)).isEmpty();
@@ -278,7 +485,8 @@ class RealNodeIT {
         "  version: \"" + engine.version + "\"",
         "  image: " + engine.image,
         "  storage: 1Gi",
-        "  storageClassName: " + STORAGE_CLASS,
+        // The real node's local volumes; elsewhere the cluster's default StorageClass.
+        cluster.isLocal() ? "  storageClassName: " + STORAGE_CLASS : "",
         "  replicas: " + replicas,
         "  backupEnabled: " + backups,
         "  backup:",
@@ -339,7 +547,7 @@ class RealNodeIT {
                 "metadata:",
                 "  name: " + pod,
                 "spec:",
-                "  nodeSelector: {" + NODE_LABEL + ": \"true\"}",
+                cluster.isLocal() ? "  nodeSelector: {" + NODE_LABEL + ": \"true\"}" : "",
                 "  restartPolicy: Never",
                 "  securityContext: {runAsNonRoot: true, runAsUser: 999, runAsGroup: 999,"
                     + " seccompProfile: {type: RuntimeDefault}}",

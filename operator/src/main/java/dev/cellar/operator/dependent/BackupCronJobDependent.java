@@ -1,12 +1,14 @@
 package dev.cellar.operator.dependent;
 
+import static dev.cellar.operator.engine.EngineProfile.value;
+
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.Labels;
+import dev.cellar.operator.Keys;
+import dev.cellar.operator.Topology;
 import dev.cellar.operator.engine.EngineProfile;
-import dev.cellar.operator.engine.EngineProfiles;
-import dev.cellar.operator.engine.EngineVersion;
+import dev.cellar.operator.status.StatusFactory;
 import io.fabric8.kubernetes.api.model.EnvVar;
-import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
@@ -16,90 +18,99 @@ import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Scheduled dumps: the engine's dump of the primary, gzipped to {@code /backups/<name>-<UTC
  * timestamp>.sql.gz}, then only the newest {@code retention} dumps are kept.
  */
-@KubernetesDependent(informer = @Informer(labelSelector = Labels.MANAGED_SELECTOR))
+@KubernetesDependent(informer = @Informer(labelSelector = Keys.MANAGED_SELECTOR))
 public class BackupCronJobDependent extends OwnedChild<CronJob> {
-  public static final String CONTAINER = "backup";
   static final String BACKUP_DIR = "/backups";
 
   public BackupCronJobDependent() {
     super(CronJob.class);
   }
 
-  public static String name(Database db) {
-    return db.getMetadata().getName() + "-backup";
+  @Override
+  protected String childName(Topology topology) {
+    return topology.backupCronJob();
   }
 
+  /** The dumps run with the client tools of the image that runs the database. */
   @Override
-  protected String childName(Database db) {
-    return name(db);
+  protected CronJob desired(Database db, Context<Database> context) {
+    Topology topology = Topology.of(db);
+    Optional<StatefulSet> sts = context.getSecondaryResource(StatefulSet.class);
+    boolean primaryReady =
+        context.getSecondaryResources(Pod.class).stream()
+            .anyMatch(
+                p ->
+                    p.getMetadata().getName().equals(topology.primaryPod())
+                        && StatusFactory.podReady(p));
+    return desired(
+        db,
+        topology.image(topology.versionDecision(sts), sts),
+        suspended(db, getSecondaryResource(db, context), primaryReady));
   }
 
   /**
-   * The dump goes to a temporary file renamed only on success, so a failed run never counts as a
-   * backup nor pushes a good one out of the retention window.
+   * Backups pause while the Database hibernates, and stay paused after it wakes until the primary
+   * is ready: a CronJob that is resumed runs the schedule it missed at once, and that dump must
+   * find a primary to read.
    */
-  static String script(Database db, EngineProfile profile) {
-    String prefix = BACKUP_DIR + "/" + db.getMetadata().getName() + "-";
-    return String.join(
-        "\n",
-        "set -euo pipefail",
-        "out=\"" + prefix + "$(date -u +%Y%m%dT%H%M%SZ).sql.gz\"",
-        profile.dumpCommand() + " | gzip > \"$out.partial\"",
-        "mv \"$out.partial\" \"$out\"",
-        "ls -1 " + prefix + "*.sql.gz | sort -r | tail -n +$((RETENTION + 1)) | xargs -r rm -f --",
-        "echo \"backup written: $out\"");
+  static boolean suspended(Database db, Optional<CronJob> existing, boolean primaryReady) {
+    if (Boolean.TRUE.equals(db.getSpec().getHibernated())) {
+      return true;
+    }
+    boolean wasSuspended =
+        existing
+            .map(CronJob::getSpec)
+            .map(spec -> Boolean.TRUE.equals(spec.getSuspend()))
+            .orElse(false);
+    return wasSuspended && !primaryReady;
   }
 
-  @Override
-  protected CronJob desired(Database db, Context<Database> context) {
-    return desired(db, backupImage(db, EngineProfiles.of(db), context));
-  }
-
-  /** The CronJob for {@code db}, dumping with the client tools of {@code image}. */
-  CronJob desired(Database db, String image) {
-    EngineProfile profile = EngineProfiles.of(db);
+  /**
+   * The CronJob for {@code db}, dumping with the client tools of {@code image}; {@code suspend}
+   * pauses it.
+   */
+  CronJob desired(Database db, String image, boolean suspend) {
+    Topology topology = Topology.of(db);
+    EngineProfile profile = topology.profile();
     List<EnvVar> env = new ArrayList<>();
-    env.add(
-        new EnvVarBuilder()
-            .withName("DB_HOST")
-            .withValue(PrimaryServiceDependent.host(db))
-            .build());
-    env.add(
-        new EnvVarBuilder()
-            .withName("RETENTION")
-            .withValue(String.valueOf(db.getSpec().getBackup().getRetention()))
-            .build());
-    env.addAll(profile.dumpEnv(CredentialsSecretDependent.name(db)));
+    env.add(value("DB_HOST", topology.primaryHost()));
+    env.add(value("RETENTION", String.valueOf(db.getSpec().getBackup().getRetention())));
+    env.add(value("DUMP_COMMAND", profile.dumpCommand()));
+    env.add(value("BACKUP_DIR", BACKUP_DIR));
+    env.add(value("BACKUP_NAME", db.getMetadata().getName()));
+    env.addAll(profile.dumpEnv(topology.credentialsSecret()));
     return new CronJobBuilder()
-        .withMetadata(metadata(db, Labels.Component.BACKUP))
+        .withMetadata(metadata(db, Keys.Component.BACKUP))
         .withNewSpec()
         .withSchedule(db.getSpec().getBackup().getSchedule())
+        .withSuspend(suspend)
         .withConcurrencyPolicy("Forbid")
         .withSuccessfulJobsHistoryLimit(3)
         .withFailedJobsHistoryLimit(3)
         .withNewJobTemplate()
         .withNewMetadata()
-        .withLabels(Labels.of(db, Labels.Component.BACKUP))
+        .withLabels(Keys.labels(db, Keys.Component.BACKUP))
         .endMetadata()
         .withNewSpec()
         .withBackoffLimit(2)
         .withNewTemplate()
         .withNewMetadata()
-        .withLabels(Labels.of(db, Labels.Component.BACKUP))
+        .withLabels(Keys.labels(db, Keys.Component.BACKUP))
         .endMetadata()
         .withNewSpec()
         .withRestartPolicy("Never")
         .withSecurityContext(PodSecurity.pod())
         .withEnableServiceLinks(false)
         .addNewContainer()
-        .withName(CONTAINER)
+        .withName(Topology.BACKUP_CONTAINER)
         .withImage(image)
-        .withCommand("bash", "-c", script(db, profile))
+        .withCommand("bash", "-c", EngineProfile.resource("backup.sh"))
         .withEnv(env)
         .withNewResources()
         .addToRequests("cpu", new Quantity("100m"))
@@ -115,7 +126,7 @@ public class BackupCronJobDependent extends OwnedChild<CronJob> {
         .addNewVolume()
         .withName("backups")
         .withNewPersistentVolumeClaim()
-        .withClaimName(BackupPvcDependent.name(db))
+        .withClaimName(topology.backupClaim())
         .endPersistentVolumeClaim()
         .endVolume()
         .endSpec()
@@ -124,12 +135,5 @@ public class BackupCronJobDependent extends OwnedChild<CronJob> {
         .endJobTemplate()
         .endSpec()
         .build();
-  }
-
-  /** The image that runs the database, whose client tools match the server. */
-  private static String backupImage(Database db, EngineProfile profile, Context<Database> ctx) {
-    return ctx.getSecondaryResource(StatefulSet.class)
-        .map(sts -> sts.getSpec().getTemplate().getSpec().getContainers().get(0).getImage())
-        .orElseGet(() -> profile.image(db, EngineVersion.parse(db.getSpec().getVersion())));
   }
 }

@@ -1,9 +1,10 @@
 package dev.cellar.operator.dependent;
 
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.Labels;
+import dev.cellar.operator.Keys;
+import dev.cellar.operator.Keys.Credentials;
+import dev.cellar.operator.Topology;
 import dev.cellar.operator.engine.EngineProfile;
-import dev.cellar.operator.engine.EngineProfiles;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
@@ -21,7 +22,7 @@ import java.util.Map;
  * already exists under its name (the user's own, or one retained from a deleted Database) is used
  * as it is.
  */
-@KubernetesDependent(informer = @Informer(labelSelector = Labels.MANAGED_SELECTOR))
+@KubernetesDependent(informer = @Informer(labelSelector = Keys.MANAGED_SELECTOR))
 public class CredentialsSecretDependent extends DatabaseChild<Secret>
     implements Creator<Secret, Database> {
   public static final String APP_USER = "app";
@@ -35,37 +36,29 @@ public class CredentialsSecretDependent extends DatabaseChild<Secret>
     super(Secret.class);
   }
 
-  public static String name(Database db) {
-    return db.getMetadata().getName() + "-credentials";
-  }
-
   @Override
-  protected String childName(Database db) {
-    return name(db);
-  }
-
-  /** The database the image creates: the Database's name, as an identifier. */
-  public static String databaseName(Database db) {
-    return db.getMetadata().getName().replace('-', '_').replace('.', '_');
+  protected String childName(Topology topology) {
+    return topology.credentialsSecret();
   }
 
   @Override
   protected Secret desired(Database db, Context<Database> context) {
-    EngineProfile profile = EngineProfiles.of(db);
+    Topology topology = Topology.of(db);
+    EngineProfile profile = topology.profile();
     String password = password();
-    String host = PrimaryServiceDependent.host(db);
+    String host = topology.primaryHost();
     String port = String.valueOf(profile.port());
     Map<String, String> values = new LinkedHashMap<>();
-    values.put(EngineProfile.USERNAME, APP_USER);
-    values.put(EngineProfile.PASSWORD, password);
-    values.put(EngineProfile.ROOT_PASSWORD, password());
-    values.put(EngineProfile.DATABASE, databaseName(db));
-    values.put(EngineProfile.REPLICATION_USER, REPLICATION_USER);
-    values.put(EngineProfile.REPLICATION_PASSWORD, password());
-    values.put(EngineProfile.HOST, host);
-    values.put(EngineProfile.PORT, port);
+    values.put(Credentials.USERNAME, APP_USER);
+    values.put(Credentials.PASSWORD, password);
+    values.put(Credentials.ROOT_PASSWORD, password());
+    values.put(Credentials.DATABASE, topology.databaseName());
+    values.put(Credentials.REPLICATION_USER, REPLICATION_USER);
+    values.put(Credentials.REPLICATION_PASSWORD, password());
+    values.put(Credentials.HOST, host);
+    values.put(Credentials.PORT, port);
     values.put(
-        EngineProfile.URI,
+        Credentials.URI,
         profile.uriScheme()
             + "://"
             + APP_USER
@@ -76,14 +69,14 @@ public class CredentialsSecretDependent extends DatabaseChild<Secret>
             + ":"
             + port
             + "/"
-            + databaseName(db));
+            + topology.databaseName());
     Map<String, String> data = new LinkedHashMap<>();
     // data, not stringData: JOSDK compares Secrets by their data.
     values.forEach(
         (k, v) ->
             data.put(k, Base64.getEncoder().encodeToString(v.getBytes(StandardCharsets.UTF_8))));
     return new SecretBuilder()
-        .withMetadata(dataMetadata(db, Labels.Component.DATABASE))
+        .withMetadata(dataMetadata(db, Keys.Component.DATABASE))
         .withType("Opaque")
         .withData(data)
         .build();
@@ -97,7 +90,7 @@ public class CredentialsSecretDependent extends DatabaseChild<Secret>
             .getClient()
             .secrets()
             .inNamespace(db.getMetadata().getNamespace())
-            .withName(name(db))
+            .withName(Topology.of(db).credentialsSecret())
             .get();
     return existing != null ? existing : super.create(desired, db, context);
   }

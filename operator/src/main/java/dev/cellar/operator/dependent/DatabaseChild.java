@@ -1,21 +1,20 @@
 package dev.cellar.operator.dependent;
 
 import dev.cellar.api.v1.Database;
-import dev.cellar.api.v1.DeletionPolicy;
-import dev.cellar.operator.Labels;
+import dev.cellar.operator.Keys;
+import dev.cellar.operator.Topology;
+import dev.cellar.operator.deletion.DataRetention;
+import dev.cellar.operator.guard.WriteBudget;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
-import io.fabric8.kubernetes.api.model.OwnerReference;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
-import java.util.List;
 
 /**
- * A child of a Database whose name follows from the Database's name, so JOSDK finds it without
- * computing the desired state.
+ * A child of a Database whose name follows from the Database's {@link Topology}, so JOSDK finds it
+ * without computing the desired state.
  */
 abstract class DatabaseChild<R extends HasMetadata>
     extends KubernetesDependentResource<R, Database> {
@@ -24,43 +23,42 @@ abstract class DatabaseChild<R extends HasMetadata>
     super(type);
   }
 
-  /** The child's name for {@code db}; each subclass also offers it as a static {@code name}. */
-  protected abstract String childName(Database db);
+  /** The child's name, from the topology. */
+  protected abstract String childName(Topology topology);
 
   @Override
   protected ResourceID targetSecondaryResourceID(Database db, Context<Database> context) {
-    return new ResourceID(childName(db), db.getMetadata().getNamespace());
+    return new ResourceID(childName(Topology.of(db)), db.getMetadata().getNamespace());
+  }
+
+  /** Every write of a child spends from its {@link WriteBudget}, so no spec can loop. */
+  @Override
+  public R create(R desired, Database db, Context<Database> context) {
+    WriteBudget.spend(db, resourceType().getSimpleName() + " " + childName(Topology.of(db)));
+    return super.create(desired, db, context);
+  }
+
+  @Override
+  public R update(R actual, R desired, Database db, Context<Database> context) {
+    WriteBudget.spend(db, resourceType().getSimpleName() + " " + childName(Topology.of(db)));
+    return super.update(actual, desired, db, context);
   }
 
   /** Name, namespace and labels of the child. */
-  protected ObjectMeta metadata(Database db, Labels.Component component) {
+  protected ObjectMeta metadata(Database db, Keys.Component component) {
     return new ObjectMetaBuilder()
-        .withName(childName(db))
+        .withName(childName(Topology.of(db)))
         .withNamespace(db.getMetadata().getNamespace())
-        .withLabels(Labels.of(db, component))
+        .withLabels(Keys.labels(db, component))
         .build();
   }
 
-  /**
-   * Metadata of a child that holds data (credentials, dumps): owned by the Database, and so
-   * garbage-collected with it, only when its deletionPolicy is Delete.
-   */
-  protected ObjectMeta dataMetadata(Database db, Labels.Component component) {
+  /** Metadata of a child that holds data (credentials, dumps): see {@link DataRetention}. */
+  protected ObjectMeta dataMetadata(Database db, Keys.Component component) {
     ObjectMeta meta = metadata(db, component);
-    if (db.getSpec().getDeletionPolicy() == DeletionPolicy.Delete) {
-      meta.setOwnerReferences(List.of(ownerReference(db)));
+    if (!DataRetention.ownerReferences(db).isEmpty()) {
+      meta.setOwnerReferences(DataRetention.ownerReferences(db));
     }
     return meta;
-  }
-
-  static OwnerReference ownerReference(Database db) {
-    return new OwnerReferenceBuilder()
-        .withApiVersion(db.getApiVersion())
-        .withKind(db.getKind())
-        .withName(db.getMetadata().getName())
-        .withUid(db.getMetadata().getUid())
-        .withController(true)
-        .withBlockOwnerDeletion(true)
-        .build();
   }
 }

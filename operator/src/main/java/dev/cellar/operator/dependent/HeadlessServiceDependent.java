@@ -1,7 +1,8 @@
 package dev.cellar.operator.dependent;
 
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.Labels;
+import dev.cellar.operator.Keys;
+import dev.cellar.operator.Topology;
 import io.fabric8.kubernetes.api.model.ServiceSpecBuilder;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.BooleanWithUndefined;
@@ -14,21 +15,17 @@ import java.util.Map;
  */
 @KubernetesDependent(
     useSSA = BooleanWithUndefined.FALSE,
-    informer = @Informer(labelSelector = Labels.MANAGED_SELECTOR))
+    informer = @Informer(labelSelector = Keys.MANAGED_SELECTOR))
 public class HeadlessServiceDependent extends ServiceChild {
 
-  public static String name(Database db) {
-    return db.getMetadata().getName() + "-headless";
-  }
-
   @Override
-  protected String childName(Database db) {
-    return name(db);
+  protected String childName(Topology topology) {
+    return topology.headlessService();
   }
 
   @Override
   protected Map<String, String> selector(Database db) {
-    return Labels.selector(db, Labels.Component.DATABASE);
+    return Keys.selector(db, Keys.Component.DATABASE);
   }
 
   @Override

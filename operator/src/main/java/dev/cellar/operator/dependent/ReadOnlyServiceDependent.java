@@ -1,6 +1,8 @@
 package dev.cellar.operator.dependent;
 
 import dev.cellar.api.v1.Database;
+import dev.cellar.operator.Keys;
+import dev.cellar.operator.Topology;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.BooleanWithUndefined;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import java.util.Map;
@@ -11,26 +13,13 @@ import java.util.Map;
  */
 @KubernetesDependent(useSSA = BooleanWithUndefined.FALSE)
 public class ReadOnlyServiceDependent extends ServiceChild {
-  public static final String ROLE_LABEL = "cellar.dev/role";
-  public static final String REPLICA = "replica";
-  public static final String PRIMARY = "primary";
-
-  public static String name(Database db) {
-    return db.getMetadata().getName() + "-ro";
-  }
-
-  /** The replicas' DNS name. */
-  public static String host(Database db) {
-    return dnsName(name(db), db);
-  }
-
   @Override
-  protected String childName(Database db) {
-    return name(db);
+  protected String childName(Topology topology) {
+    return topology.readOnlyService();
   }
 
   @Override
   protected Map<String, String> selector(Database db) {
-    return databasePodsWith(db, ROLE_LABEL, REPLICA);
+    return databasePodsWith(db, Keys.ROLE, Keys.ROLE_REPLICA);
   }
 }

@@ -1,7 +1,7 @@
 package dev.cellar.operator.dependent;
 
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.Labels;
+import dev.cellar.operator.Keys;
 import dev.cellar.operator.engine.EngineProfiles;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Service;
@@ -22,21 +22,16 @@ import java.util.Objects;
  * workflow names "headless") and differ only in name, selector and cluster IP.
  */
 abstract class ServiceChild extends OwnedChild<Service> {
+  /** The database port's name on the container and every Service. */
   static final String PORT_NAME = "db";
 
   ServiceChild() {
     super(Service.class);
   }
 
-  /** A Service's DNS name in the cluster. */
-  static String dnsName(String service, Database db) {
-    return service + "." + db.getMetadata().getNamespace() + ".svc.cluster.local";
-  }
-
   /** The database pods' selector plus one more label. */
   static Map<String, String> databasePodsWith(Database db, String key, String value) {
-    Map<String, String> selector =
-        new LinkedHashMap<>(Labels.selector(db, Labels.Component.DATABASE));
+    Map<String, String> selector = new LinkedHashMap<>(Keys.selector(db, Keys.Component.DATABASE));
     selector.put(key, value);
     return selector;
   }
@@ -64,7 +59,7 @@ abstract class ServiceChild extends OwnedChild<Service> {
                     .build());
     customize(spec);
     return new ServiceBuilder()
-        .withMetadata(metadata(db, Labels.Component.DATABASE))
+        .withMetadata(metadata(db, Keys.Component.DATABASE))
         .withSpec(spec.build())
         .build();
   }

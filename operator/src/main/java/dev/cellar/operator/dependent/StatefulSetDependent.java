@@ -3,11 +3,15 @@ package dev.cellar.operator.dependent;
 import dev.cellar.api.v1.ComputeResources;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseResources;
-import dev.cellar.operator.Labels;
+import dev.cellar.operator.Keys;
+import dev.cellar.operator.Keys.Credentials;
+import dev.cellar.operator.Topology;
+import dev.cellar.operator.deletion.DataRetention;
 import dev.cellar.operator.engine.EngineProfile;
-import dev.cellar.operator.engine.EngineProfiles;
 import dev.cellar.operator.engine.EngineVersion;
 import dev.cellar.operator.engine.VersionDecision;
+import dev.cellar.operator.storage.Claims;
+import dev.cellar.operator.storage.StoragePlan;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
@@ -15,6 +19,7 @@ import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
+import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
@@ -37,108 +42,86 @@ import java.util.TreeMap;
 
 /**
  * The database pods and their data volumes. The version it runs is recorded in the annotation
- * {@link #VERSION_ANNOTATION}, so version rules hold after an operator restart or a lost status.
+ * {@link Keys#VERSION_ANNOTATION}, so version rules hold after an operator restart or a lost
+ * status.
  */
-@KubernetesDependent(informer = @Informer(labelSelector = Labels.MANAGED_SELECTOR))
+@KubernetesDependent(informer = @Informer(labelSelector = Keys.MANAGED_SELECTOR))
 public class StatefulSetDependent extends OwnedChild<StatefulSet> {
-  public static final String VERSION_ANNOTATION = "cellar.dev/version";
-  public static final String CONFIG_HASH_ANNOTATION = "cellar.dev/config-hash";
-  public static final String CONTAINER = "database";
-  public static final String DATA_VOLUME = "data";
   static final String CONFIG_VOLUME = "config";
 
   public StatefulSetDependent() {
     super(StatefulSet.class);
   }
 
-  public static String name(Database db) {
-    return db.getMetadata().getName();
-  }
-
-  public static String podName(Database db, int ordinal) {
-    return name(db) + "-" + ordinal;
-  }
-
-  /** The data PVC of one pod, as the StatefulSet controller names it. */
-  public static String dataClaimName(Database db, int ordinal) {
-    return DATA_VOLUME + "-" + podName(db, ordinal);
-  }
-
   @Override
-  protected String childName(Database db) {
-    return name(db);
-  }
-
-  /** The version recorded on a StatefulSet, if any. */
-  public static Optional<String> runningVersion(StatefulSet sts) {
-    return Optional.ofNullable(sts.getMetadata().getAnnotations())
-        .map(a -> a.get(VERSION_ANNOTATION));
-  }
-
-  /** What version to run for {@code db}, given the StatefulSet in the informer cache. */
-  public static VersionDecision versionDecision(Database db, Context<Database> context) {
-    return VersionDecision.decide(
-        EngineProfiles.of(db),
-        db.getSpec().getVersion(),
-        context
-            .getSecondaryResource(StatefulSet.class)
-            .flatMap(StatefulSetDependent::runningVersion));
+  protected String childName(Topology topology) {
+    return topology.statefulSet();
   }
 
   @Override
   protected StatefulSet desired(Database db, Context<Database> context) {
-    return desired(db, getSecondaryResource(db, context), versionDecision(db, context));
+    Optional<StatefulSet> existing = getSecondaryResource(db, context);
+    return desired(db, existing, Topology.of(db).versionDecision(existing));
   }
 
   /** The StatefulSet for {@code db}, given the one that exists and the version decision. */
   StatefulSet desired(Database db, Optional<StatefulSet> existing, VersionDecision decision) {
-    EngineProfile profile = EngineProfiles.of(db);
+    Topology topology = Topology.of(db);
+    EngineProfile profile = topology.profile();
     EngineVersion version =
         decision
             .target()
-            .orElseThrow(() -> new IllegalStateException("no runnable version for " + name(db)));
-    // A refused version change keeps the image that runs, whatever spec.image says.
-    String image =
-        decision.refusal().isPresent() && existing.isPresent()
-            ? existing.get().getSpec().getTemplate().getSpec().getContainers().get(0).getImage()
-            : profile.image(db, version);
-    Map<String, String> labels = Labels.of(db, Labels.Component.DATABASE);
+            .orElseThrow(
+                () ->
+                    new IllegalStateException("no runnable version for " + topology.statefulSet()));
+    String image = topology.image(decision, existing);
+    Map<String, String> labels = Keys.labels(db, Keys.Component.DATABASE);
+    PodSpecBuilder pod =
+        new PodSpecBuilder()
+            .withSecurityContext(PodSecurity.pod())
+            .withEnableServiceLinks(false)
+            .withContainers(container(db, profile, version, image))
+            .addNewVolume()
+            .withName(CONFIG_VOLUME)
+            .withNewConfigMap()
+            .withName(topology.configMap())
+            .endConfigMap()
+            .endVolume();
+    PodScheduling.apply(db, pod);
     return new StatefulSetBuilder()
-        .withMetadata(metadata(db, Labels.Component.DATABASE))
+        .withMetadata(metadata(db, Keys.Component.DATABASE))
         .editMetadata()
-        .addToAnnotations(VERSION_ANNOTATION, version.toString())
+        .addToAnnotations(Keys.VERSION_ANNOTATION, version.toString())
         .endMetadata()
         .withNewSpec()
-        .withServiceName(HeadlessServiceDependent.name(db))
-        .withReplicas(db.getSpec().getReplicas())
+        .withServiceName(topology.headlessService())
+        .withReplicas(podCount(db))
         .withPodManagementPolicy("OrderedReady")
         .withNewSelector()
-        .withMatchLabels(Labels.selector(db, Labels.Component.DATABASE))
+        .withMatchLabels(Keys.selector(db, Keys.Component.DATABASE))
         .endSelector()
         .withNewPersistentVolumeClaimRetentionPolicy()
-        .withWhenDeleted(db.getSpec().getDeletionPolicy().name())
-        .withWhenScaled("Retain")
+        .withWhenDeleted(DataRetention.claimsWhenDeleted(db))
+        .withWhenScaled(DataRetention.CLAIMS_WHEN_SCALED)
         .endPersistentVolumeClaimRetentionPolicy()
         .withNewTemplate()
         .withNewMetadata()
         .withLabels(labels)
-        .addToAnnotations(CONFIG_HASH_ANNOTATION, configHash(profile.configFiles(db)))
+        .addToAnnotations(Keys.CONFIG_HASH_ANNOTATION, configHash(profile.configFiles(db)))
         .endMetadata()
-        .withNewSpec()
-        .withSecurityContext(PodSecurity.pod())
-        .withEnableServiceLinks(false)
-        .withContainers(container(db, profile, version, image))
-        .addNewVolume()
-        .withName(CONFIG_VOLUME)
-        .withNewConfigMap()
-        .withName(ConfigMapDependent.name(db))
-        .endConfigMap()
-        .endVolume()
-        .endSpec()
+        .withSpec(pod.build())
         .endTemplate()
         .withVolumeClaimTemplates(dataClaimTemplate(db, existing))
         .endSpec()
         .build();
+  }
+
+  /**
+   * How many pods run: none while hibernated. The claims stay (whenScaled is Retain), so waking
+   * brings each pod back on its own volume.
+   */
+  static int podCount(Database db) {
+    return Boolean.TRUE.equals(db.getSpec().getHibernated()) ? 0 : db.getSpec().getReplicas();
   }
 
   private static Container container(
@@ -147,7 +130,7 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
         new ArrayList<>(
             List.of(
                 new VolumeMountBuilder()
-                    .withName(DATA_VOLUME)
+                    .withName(Topology.DATA_VOLUME)
                     .withMountPath(profile.dataMountPath(version))
                     .build()));
     mounts.add(
@@ -166,10 +149,10 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
                         .withSubPath(file)
                         .withReadOnly(true)
                         .build()));
-    List<EnvVar> env = new ArrayList<>(profile.env(CredentialsSecretDependent.name(db), version));
+    List<EnvVar> env = new ArrayList<>(profile.env(Topology.of(db).credentialsSecret(), version));
     env.addAll(replicationEnv(db, profile));
     return new ContainerBuilder()
-        .withName(CONTAINER)
+        .withName(Topology.DATABASE_CONTAINER)
         .withImage(image)
         .withCommand(profile.command())
         .withArgs(profile.args(db))
@@ -193,7 +176,8 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
    * (the ordinal says primary or replica), where the primary is, and the replication account.
    */
   static List<EnvVar> replicationEnv(Database db, EngineProfile profile) {
-    String secret = CredentialsSecretDependent.name(db);
+    Topology topology = Topology.of(db);
+    String secret = topology.credentialsSecret();
     return List.of(
         new EnvVarBuilder()
             .withName("POD_NAME")
@@ -204,20 +188,12 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
             .endFieldRef()
             .endValueFrom()
             .build(),
-        new EnvVarBuilder().withName("CELLAR_PRIMARY_HOST").withValue(primaryPodHost(db)).build(),
-        new EnvVarBuilder()
-            .withName("CELLAR_PORT")
-            .withValue(String.valueOf(profile.port()))
-            .build(),
+        EngineProfile.value("CELLAR_PRIMARY_HOST", topology.primaryPodHost()),
+        EngineProfile.value("CELLAR_PORT", String.valueOf(profile.port())),
         EngineProfile.fromSecret(
-            "CELLAR_REPLICATION_USER", secret, EngineProfile.REPLICATION_USER, true),
+            "CELLAR_REPLICATION_USER", secret, Credentials.REPLICATION_USER, true),
         EngineProfile.fromSecret(
-            "CELLAR_REPLICATION_PASSWORD", secret, EngineProfile.REPLICATION_PASSWORD, true));
-  }
-
-  /** The primary pod's stable DNS name through the headless Service. */
-  public static String primaryPodHost(Database db) {
-    return podName(db, 0) + "." + ServiceChild.dnsName(HeadlessServiceDependent.name(db), db);
+            "CELLAR_REPLICATION_PASSWORD", secret, Credentials.REPLICATION_PASSWORD, true));
   }
 
   /** spec.resources, or the defaults: requests 100m / 256Mi, limits 500m / 1Gi. */
@@ -250,25 +226,17 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
     return quantities;
   }
 
-  /**
-   * The data volume template. volumeClaimTemplates are immutable, so an existing StatefulSet's size
-   * is kept here; growing the PVCs is the storage resize's job.
-   */
+  /** The data volume template, sized by {@link StoragePlan#dataTemplateSize}. */
   private static PersistentVolumeClaim dataClaimTemplate(
       Database db, Optional<StatefulSet> existing) {
-    Quantity size =
-        existing
-            .flatMap(sts -> sts.getSpec().getVolumeClaimTemplates().stream().findFirst())
-            .map(pvc -> pvc.getSpec().getResources().getRequests().get("storage"))
-            .orElseGet(() -> Quantities.size(db.getSpec().getStorage()));
     return new PersistentVolumeClaimBuilder()
         .withApiVersion("v1")
         .withKind("PersistentVolumeClaim")
         .withNewMetadata()
-        .withName(DATA_VOLUME)
-        .withLabels(Labels.of(db, Labels.Component.DATABASE))
+        .withName(Topology.DATA_VOLUME)
+        .withLabels(Keys.labels(db, Keys.Component.DATABASE))
         .endMetadata()
-        .withSpec(Claims.spec(db, size))
+        .withSpec(Claims.spec(db, StoragePlan.dataTemplateSize(db, existing)))
         .build();
   }
 

@@ -22,16 +22,6 @@ public abstract class EngineProfile {
   /** The uid and gid of the official images' database user (postgres, mysql). */
   public static final long DATABASE_UID = 999L;
 
-  /** Keys of the credentials Secret. */
-  public static final String USERNAME = "username";
-
-  public static final String PASSWORD = "password";
-  public static final String ROOT_PASSWORD = "root-password";
-  public static final String DATABASE = "database";
-  public static final String HOST = "host";
-  public static final String PORT = "port";
-  public static final String URI = "uri";
-
   public abstract Engine engine();
 
   /** The official image repository, e.g. {@code postgres}. */
@@ -63,16 +53,11 @@ public abstract class EngineProfile {
   /** Credentials the dump command needs, from the Secret named {@code secret}. */
   public abstract List<EnvVar> dumpEnv(String secret);
 
-  /** The URI scheme of the {@link #URI} Secret key. */
+  /** The URI scheme of the credentials Secret's {@code uri}. */
   public abstract String uriScheme();
 
   /** Where the ConfigMap's files (configuration and scripts) are mounted in database pods. */
   public static final String CELLAR_DIR = "/etc/cellar";
-
-  /** Secret keys of the replication account. */
-  public static final String REPLICATION_USER = "replication-user";
-
-  public static final String REPLICATION_PASSWORD = "replication-password";
 
   /** Configuration files and scripts for the ConfigMap, by file name; mounted at CELLAR_DIR. */
   public abstract Map<String, String> configFiles(Database db);
@@ -175,7 +160,7 @@ public abstract class EngineProfile {
    * A script or config file shipped with the operator, by its path under this package's resource
    * directory (dev/cellar/operator/engine/), e.g. {@code postgresql/entrypoint.sh}.
    */
-  static String resource(String path) {
+  public static String resource(String path) {
     try (InputStream in = EngineProfile.class.getResourceAsStream(path)) {
       if (in == null) {
         throw new IllegalStateException("missing resource dev/cellar/operator/engine/" + path);
@@ -186,7 +171,7 @@ public abstract class EngineProfile {
     }
   }
 
-  protected static EnvVar value(String name, String value) {
+  public static EnvVar value(String name, String value) {
     return new EnvVarBuilder().withName(name).withValue(value).build();
   }
 }

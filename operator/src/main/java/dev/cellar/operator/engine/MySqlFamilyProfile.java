@@ -1,6 +1,7 @@
 package dev.cellar.operator.engine;
 
 import dev.cellar.api.v1.Database;
+import dev.cellar.operator.Keys.Credentials;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import java.util.List;
 import java.util.Map;
@@ -28,15 +29,15 @@ abstract class MySqlFamilyProfile extends EngineProfile {
   public List<EnvVar> env(String secret, EngineVersion version) {
     String p = envPrefix();
     return List.of(
-        fromSecret(p + "ROOT_PASSWORD", secret, ROOT_PASSWORD),
-        fromSecret(p + "USER", secret, USERNAME),
-        fromSecret(p + "PASSWORD", secret, PASSWORD),
-        fromSecret(p + "DATABASE", secret, DATABASE));
+        fromSecret(p + "ROOT_PASSWORD", secret, Credentials.ROOT_PASSWORD),
+        fromSecret(p + "USER", secret, Credentials.USERNAME),
+        fromSecret(p + "PASSWORD", secret, Credentials.PASSWORD),
+        fromSecret(p + "DATABASE", secret, Credentials.DATABASE));
   }
 
   @Override
   public List<EnvVar> dumpEnv(String secret) {
-    return List.of(fromSecret("MYSQL_PWD", secret, ROOT_PASSWORD));
+    return List.of(fromSecret("MYSQL_PWD", secret, Credentials.ROOT_PASSWORD));
   }
 
   @Override

@@ -2,6 +2,7 @@ package dev.cellar.operator.engine;
 
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.Engine;
+import dev.cellar.operator.Keys.Credentials;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,9 +51,9 @@ public final class PostgresProfile extends EngineProfile {
   @Override
   public List<EnvVar> env(String secret, EngineVersion version) {
     return List.of(
-        fromSecret("POSTGRES_USER", secret, USERNAME),
-        fromSecret("POSTGRES_PASSWORD", secret, PASSWORD),
-        fromSecret("POSTGRES_DB", secret, DATABASE),
+        fromSecret("POSTGRES_USER", secret, Credentials.USERNAME),
+        fromSecret("POSTGRES_PASSWORD", secret, Credentials.PASSWORD),
+        fromSecret("POSTGRES_DB", secret, Credentials.DATABASE),
         value("PGDATA", dataDirectory(version)),
         value("PGPORT", String.valueOf(port())));
   }
@@ -75,7 +76,8 @@ public final class PostgresProfile extends EngineProfile {
   @Override
   public List<EnvVar> dumpEnv(String secret) {
     return List.of(
-        fromSecret("PGUSER", secret, USERNAME), fromSecret("PGPASSWORD", secret, PASSWORD));
+        fromSecret("PGUSER", secret, Credentials.USERNAME),
+        fromSecret("PGPASSWORD", secret, Credentials.PASSWORD));
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.cellar.operator.engine;
 
+import dev.cellar.operator.status.Conditions.Reason;
 import java.util.Optional;
 
 /**
@@ -13,11 +14,7 @@ import java.util.Optional;
 public record VersionDecision(Optional<EngineVersion> target, Optional<Refusal> refusal) {
 
   /** A refused version: a condition reason and a message that says what is allowed. */
-  public record Refusal(String reason, String message) {}
-
-  public static final String UNSUPPORTED = "UnsupportedVersion";
-  public static final String DOWNGRADE = "DowngradeRefused";
-  public static final String MAJOR_UPGRADE = "MajorUpgradeUnsupported";
+  public record Refusal(Reason reason, String message) {}
 
   public static VersionDecision decide(
       EngineProfile profile, String wantedText, Optional<String> runningText) {
@@ -27,7 +24,7 @@ public record VersionDecision(Optional<EngineVersion> target, Optional<Refusal> 
     if (profile.seriesOf(wanted).isEmpty()) {
       return refuse(
           running,
-          UNSUPPORTED,
+          Reason.UNSUPPORTED_VERSION,
           engine
               + " "
               + wanted
@@ -42,7 +39,7 @@ public record VersionDecision(Optional<EngineVersion> target, Optional<Refusal> 
     if (wanted.compareTo(current) < 0) {
       return refuse(
           running,
-          DOWNGRADE,
+          Reason.DOWNGRADE_REFUSED,
           engine
               + " runs "
               + current
@@ -56,7 +53,7 @@ public record VersionDecision(Optional<EngineVersion> target, Optional<Refusal> 
     if (profile.isMajorChange(current, wanted) && !profile.upgradesMajorInPlace()) {
       return refuse(
           running,
-          MAJOR_UPGRADE,
+          Reason.MAJOR_UPGRADE_UNSUPPORTED,
           engine
               + " "
               + current
@@ -71,7 +68,7 @@ public record VersionDecision(Optional<EngineVersion> target, Optional<Refusal> 
   }
 
   private static VersionDecision refuse(
-      Optional<EngineVersion> running, String reason, String message) {
+      Optional<EngineVersion> running, Reason reason, String message) {
     return new VersionDecision(running, Optional.of(new Refusal(reason, message)));
   }
 

@@ -1,6 +1,6 @@
 package dev.cellar.operator.runtime;
 
-import dev.cellar.operator.DatabaseReconciler;
+import dev.cellar.operator.status.ErrorMessages;
 import io.fabric8.kubernetes.api.model.APIResourceList;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -69,7 +69,7 @@ public final class ApiServerWait {
         return Optional.of(
             where.get()
                 + " does not answer ("
-                + DatabaseReconciler.rootMessage(e)
+                + ErrorMessages.oneLine(e)
                 + "): check the kubeconfig or the in-cluster network");
       }
       boolean served =

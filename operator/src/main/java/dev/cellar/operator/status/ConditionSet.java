@@ -1,5 +1,7 @@
 package dev.cellar.operator.status;
 
+import dev.cellar.operator.status.Conditions.Reason;
+import dev.cellar.operator.status.Conditions.Type;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import java.time.Instant;
@@ -7,6 +9,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Builds a status's conditions from the previous ones: lastTransitionTime changes only when a
@@ -27,7 +30,7 @@ public final class ConditionSet {
     this.now = now.truncatedTo(ChronoUnit.SECONDS);
   }
 
-  public ConditionSet set(String type, boolean status, String reason, String message) {
+  public ConditionSet set(Type type, boolean status, Reason reason, String message) {
     String value = status ? TRUE : FALSE;
     String transition =
         find(previous, type)
@@ -36,9 +39,9 @@ public final class ConditionSet {
             .orElse(now.toString());
     conditions.add(
         new ConditionBuilder()
-            .withType(type)
+            .withType(type.value())
             .withStatus(value)
-            .withReason(reason)
+            .withReason(reason.value())
             .withMessage(message)
             .withLastTransitionTime(transition)
             .withObservedGeneration(generation)
@@ -46,17 +49,26 @@ public final class ConditionSet {
     return this;
   }
 
+  public ConditionSet set(Type type, StatusFactory.Verdict verdict) {
+    return set(type, verdict.status(), verdict.reason(), verdict.message());
+  }
+
   public List<Condition> build() {
     return List.copyOf(conditions);
   }
 
-  public static java.util.Optional<Condition> find(List<Condition> conditions, String type) {
+  public static Optional<Condition> find(List<Condition> conditions, Type type) {
     return conditions == null
-        ? java.util.Optional.empty()
-        : conditions.stream().filter(c -> type.equals(c.getType())).findFirst();
+        ? Optional.empty()
+        : conditions.stream().filter(c -> type.value().equals(c.getType())).findFirst();
   }
 
-  public static boolean isTrue(List<Condition> conditions, String type) {
+  /** The reason of the condition of {@code type}, if it is there. */
+  public static Optional<String> reasonOf(List<Condition> conditions, Type type) {
+    return find(conditions, type).map(Condition::getReason);
+  }
+
+  public static boolean isTrue(List<Condition> conditions, Type type) {
     return find(conditions, type).map(c -> TRUE.equals(c.getStatus())).orElse(false);
   }
 }

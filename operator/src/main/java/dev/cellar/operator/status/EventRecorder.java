@@ -2,7 +2,9 @@ package dev.cellar.operator.status;
 
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseStatus;
-import dev.cellar.operator.Labels;
+import dev.cellar.operator.Keys;
+import dev.cellar.operator.status.Conditions.Reason;
+import dev.cellar.operator.status.Conditions.Type;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -13,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,8 +31,11 @@ public final class EventRecorder {
   public static final String WARNING = "Warning";
 
   /** Progressing reasons that announce an operation the user started. */
-  static final java.util.Set<String> STARTED_OPERATIONS =
-      java.util.Set.of("Upgrading", "ResizingStorage");
+  static final Set<Reason> STARTED_OPERATIONS =
+      Set.of(Reason.UPGRADING, Reason.RESIZING_STORAGE, Reason.HIBERNATING, Reason.WAKING);
+
+  /** Progressing reasons that announce an operation finished (its end is not Ready). */
+  static final Set<Reason> FINISHED_OPERATIONS = Set.of(Reason.HIBERNATED);
 
   private final KubernetesClient client;
 
@@ -38,7 +44,11 @@ public final class EventRecorder {
   }
 
   /** An event to emit: type, reason, message. */
-  public record Note(String type, String reason, String message) {}
+  public record Note(String type, String reason, String message) {
+    Note(String type, Reason reason, String message) {
+      this(type, reason.value(), message);
+    }
+  }
 
   /** The events that the change from {@code before} to {@code after} deserves. */
   public static List<Note> notes(Database db, DatabaseStatus before, DatabaseStatus after) {
@@ -46,72 +56,76 @@ public final class EventRecorder {
     List<Condition> old = before == null ? List.of() : before.getConditions();
     List<Condition> now = after.getConditions();
     if (old == null || old.isEmpty()) {
-      notes.put(
-          "Created",
-          new Note(
-              NORMAL,
-              "Created",
-              "creating "
-                  + db.getSpec().getEngine()
-                  + " "
-                  + db.getSpec().getVersion()
-                  + " with "
-                  + db.getSpec().getReplicas()
-                  + " replica(s)"));
+      note(
+          notes,
+          NORMAL,
+          Reason.CREATED,
+          "creating "
+              + db.getSpec().getEngine()
+              + " "
+              + db.getSpec().getVersion()
+              + " with "
+              + db.getSpec().getReplicas()
+              + " replica(s)");
     }
-    if (becameTrueOrChangedReason(old, now, StatusFactory.DEGRADED)) {
-      Condition degraded = ConditionSet.find(now, StatusFactory.DEGRADED).orElseThrow();
+    // Every Degraded reason is a Warning when it appears.
+    if (ConditionSet.isTrue(now, Type.DEGRADED)
+        && (!ConditionSet.isTrue(old, Type.DEGRADED) || changedReason(old, now, Type.DEGRADED))) {
+      Condition degraded = ConditionSet.find(now, Type.DEGRADED).orElseThrow();
       notes.put(
           degraded.getReason(), new Note(WARNING, degraded.getReason(), degraded.getMessage()));
     }
-    Optional<Condition> backup = ConditionSet.find(now, StatusFactory.BACKUP_READY);
-    if (backup.isPresent()
-        && StatusFactory.BACKUP_FAILED.equals(backup.get().getReason())
-        && !reasonOf(old, StatusFactory.BACKUP_READY)
-            .equals(Optional.of(StatusFactory.BACKUP_FAILED))) {
+    if (becameReason(old, now, Type.BACKUP_READY, Set.of(Reason.BACKUP_FAILED))) {
       notes.putIfAbsent(
-          StatusFactory.BACKUP_FAILED,
-          new Note(WARNING, StatusFactory.BACKUP_FAILED, backup.get().getMessage()));
+          Reason.BACKUP_FAILED.value(),
+          new Note(WARNING, Reason.BACKUP_FAILED, message(now, Type.BACKUP_READY)));
     }
-    Optional<Condition> progressing = ConditionSet.find(now, StatusFactory.PROGRESSING);
-    if (progressing.isPresent()
-        && STARTED_OPERATIONS.contains(progressing.get().getReason())
-        && !reasonOf(old, StatusFactory.PROGRESSING)
-            .equals(Optional.of(progressing.get().getReason()))) {
+    if (becameReason(old, now, Type.PROGRESSING, STARTED_OPERATIONS)) {
+      Condition progressing = ConditionSet.find(now, Type.PROGRESSING).orElseThrow();
       notes.put(
-          progressing.get().getReason(),
-          new Note(NORMAL, progressing.get().getReason(), progressing.get().getMessage()));
+          progressing.getReason(),
+          new Note(NORMAL, progressing.getReason(), progressing.getMessage()));
     }
-    if (!ConditionSet.isTrue(old, StatusFactory.READY)
-        && ConditionSet.isTrue(now, StatusFactory.READY)) {
+    if (becameReason(old, now, Type.PROGRESSING, FINISHED_OPERATIONS)) {
+      Condition progressing = ConditionSet.find(now, Type.PROGRESSING).orElseThrow();
       notes.put(
-          "Ready",
-          new Note(
-              NORMAL, "Ready", ConditionSet.find(now, StatusFactory.READY).get().getMessage()));
+          progressing.getReason(),
+          new Note(NORMAL, progressing.getReason(), progressing.getMessage()));
+    }
+    if (!ConditionSet.isTrue(old, Type.READY) && ConditionSet.isTrue(now, Type.READY)) {
+      note(notes, NORMAL, Reason.READY, message(now, Type.READY));
     }
     if (before != null
         && before.getReplicas() != null
         && !Objects.equals(before.getReplicas(), after.getReplicas())) {
-      notes.put(
-          "Scaled",
-          new Note(
-              NORMAL,
-              "Scaled",
-              "scaling from " + before.getReplicas() + " to " + after.getReplicas() + " replicas"));
+      note(
+          notes,
+          NORMAL,
+          Reason.SCALED,
+          "scaling from " + before.getReplicas() + " to " + after.getReplicas() + " replicas");
     }
     return List.copyOf(notes.values());
   }
 
-  private static boolean becameTrueOrChangedReason(
-      List<Condition> old, List<Condition> now, String type) {
-    if (!ConditionSet.isTrue(now, type)) {
-      return false;
-    }
-    return !ConditionSet.isTrue(old, type) || !reasonOf(old, type).equals(reasonOf(now, type));
+  private static void note(Map<String, Note> notes, String type, Reason reason, String message) {
+    notes.put(reason.value(), new Note(type, reason, message));
   }
 
-  private static Optional<String> reasonOf(List<Condition> conditions, String type) {
-    return ConditionSet.find(conditions, type).map(Condition::getReason);
+  /** Whether the condition of {@code type} now has one of {@code reasons} and did not before. */
+  private static boolean becameReason(
+      List<Condition> old, List<Condition> now, Type type, Set<Reason> reasons) {
+    Optional<String> reason = ConditionSet.reasonOf(now, type);
+    return reason.isPresent()
+        && reasons.stream().anyMatch(r -> r.value().equals(reason.get()))
+        && !ConditionSet.reasonOf(old, type).equals(reason);
+  }
+
+  private static boolean changedReason(List<Condition> old, List<Condition> now, Type type) {
+    return !ConditionSet.reasonOf(old, type).equals(ConditionSet.reasonOf(now, type));
+  }
+
+  private static String message(List<Condition> conditions, Type type) {
+    return ConditionSet.find(conditions, type).map(Condition::getMessage).orElse("");
   }
 
   /** Emits the notes; an event that cannot be written is logged, never fatal. */
@@ -150,9 +164,9 @@ public final class EventRecorder {
                     .withReason(note.reason())
                     .withMessage(note.message())
                     .withNewSource()
-                    .withComponent(Labels.OPERATOR)
+                    .withComponent(Keys.OPERATOR)
                     .endSource()
-                    .withReportingComponent(Labels.OPERATOR)
+                    .withReportingComponent(Keys.OPERATOR)
                     .withFirstTimestamp(now)
                     .withLastTimestamp(now)
                     .withCount(1)

@@ -1,25 +1,44 @@
 package dev.cellar.operator.status;
 
 import dev.cellar.operator.engine.VersionDecision;
+import dev.cellar.operator.status.Conditions.Reason;
 import dev.cellar.operator.storage.StorageResize;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import java.util.List;
 import java.util.Optional;
 
 /**
  * What the operator sees of a Database's children after the workflow ran: the input of {@link
  * StatusFactory}.
  *
+ * @param pods the Database's database pods
  * @param storage what the storage resize is doing
- * @param error a reconcile error to report, if the workflow failed
+ * @param error a reconcile error to report, if the reconcile failed
+ * @param credentials what is wrong with the credentials Secret the pods read, if anything
+ * @param podCreation why the StatefulSet cannot create its pods (its FailedCreate Event), if it
+ *     cannot
+ * @param volumes why a volume claim stays Pending (its Warning Event), if one does
  */
 public record Observed(
     Optional<StatefulSet> statefulSet,
-    Optional<Pod> primaryPod,
+    List<Pod> pods,
     Optional<CronJob> backupCronJob,
     Optional<Job> lastBackupJob,
     VersionDecision versionDecision,
     StorageResize.Outcome storage,
-    Optional<String> error) {}
+    Optional<Failure> error,
+    Optional<String> credentials,
+    Optional<String> podCreation,
+    Optional<String> volumes) {
+
+  /** A failure to report in Degraded: its reason and one line that says what to do. */
+  public record Failure(Reason reason, String message) {}
+
+  /** The pod named {@code name}, if it exists. */
+  public Optional<Pod> pod(String name) {
+    return pods.stream().filter(p -> p.getMetadata().getName().equals(name)).findFirst();
+  }
+}

@@ -2,195 +2,417 @@ package dev.cellar.operator.status;
 
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseStatus;
+import dev.cellar.api.v1.InstanceStatus;
 import dev.cellar.api.v1.Phase;
-import dev.cellar.operator.dependent.BackupCronJobDependent;
-import dev.cellar.operator.dependent.BackupPvcDependent;
-import dev.cellar.operator.dependent.CredentialsSecretDependent;
-import dev.cellar.operator.dependent.PrimaryServiceDependent;
-import dev.cellar.operator.dependent.ReadOnlyServiceDependent;
-import dev.cellar.operator.dependent.StatefulSetDependent;
-import dev.cellar.operator.engine.EngineProfiles;
+import dev.cellar.operator.Keys;
+import dev.cellar.operator.Topology;
 import dev.cellar.operator.engine.VersionDecision;
+import dev.cellar.operator.status.Conditions.Reason;
+import dev.cellar.operator.status.Conditions.Type;
 import dev.cellar.operator.storage.StorageResize;
+import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
-/** Computes a Database's status from what its children report. Pure: no API calls. */
+/**
+ * Computes a Database's status from what its children report, one small method per condition. Pure:
+ * no API calls.
+ */
 public final class StatusFactory {
-  public static final String READY = "Ready";
-  public static final String AVAILABLE = "Available";
-  public static final String PROGRESSING = "Progressing";
-  public static final String DEGRADED = "Degraded";
-  public static final String BACKUP_READY = "BackupReady";
-
-  public static final String BACKUP_FAILED = "BackupFailed";
-  public static final String RECONCILE_ERROR = "ReconcileError";
-  public static final String REPLICAS_NOT_READY = "ReplicasNotReady";
-
   private StatusFactory() {}
 
+  /** One condition's verdict. */
+  record Verdict(boolean status, Reason reason, String message) {}
+
+  /** What every condition is judged on: the observation and the facts derived from it once. */
+  record Facts(
+      Database db,
+      Topology topology,
+      Observed observed,
+      DatabaseStatus previous,
+      boolean hibernated,
+      int desired,
+      int ready,
+      boolean rolledOut,
+      boolean primaryReady,
+      boolean wasReadyBefore,
+      Optional<String> runningVersion,
+      Optional<PodTrouble> podTrouble) {
+
+    static Facts of(Database db, Observed observed, Instant now) {
+      DatabaseStatus previous = Optional.ofNullable(db.getStatus()).orElseGet(DatabaseStatus::new);
+      boolean hibernated = Boolean.TRUE.equals(db.getSpec().getHibernated());
+      // The pods that should run: none while hibernated.
+      int desired = hibernated ? 0 : db.getSpec().getReplicas();
+      Optional<StatefulSet> sts = observed.statefulSet();
+      return new Facts(
+          db,
+          Topology.of(db),
+          observed,
+          previous,
+          hibernated,
+          desired,
+          sts.map(StatefulSet::getStatus).map(StatefulSetStatus::getReadyReplicas).orElse(0),
+          sts.map(s -> StatusFactory.rolledOut(s, desired)).orElse(false),
+          observed.pod(Topology.of(db).primaryPod()).map(StatusFactory::podReady).orElse(false),
+          // Failed is only ever reached by a Database that never ran (see phase()).
+          previous.getPhase() != null
+              && previous.getPhase() != Phase.Provisioning
+              && previous.getPhase() != Phase.Failed,
+          sts.flatMap(Topology::runningVersion),
+          PodTrouble.of(observed.pods()).filter(t -> t.counts(now)));
+    }
+
+    VersionDecision decision() {
+      return observed.versionDecision();
+    }
+
+    StorageResize.Outcome storage() {
+      return observed.storage();
+    }
+
+    boolean hasStatefulSet() {
+      return observed.statefulSet().isPresent();
+    }
+
+    String replicasReady() {
+      return ready + "/" + desired + " replicas ready";
+    }
+
+    /** Whether the Database is coming back from hibernation: the previous status said so. */
+    boolean waking() {
+      return !hibernated
+          && ConditionSet.reasonOf(previous.getConditions(), Type.PROGRESSING)
+              .flatMap(Reason::byValue)
+              .filter(HIBERNATION::contains)
+              .isPresent();
+    }
+  }
+
+  /** The Progressing reasons of a hibernation and of the wake-up after it. */
+  private static final Set<Reason> HIBERNATION =
+      Set.of(Reason.HIBERNATING, Reason.HIBERNATED, Reason.WAKING);
+
   public static DatabaseStatus compute(Database db, Observed observed, Instant now) {
-    DatabaseStatus previous = Optional.ofNullable(db.getStatus()).orElseGet(DatabaseStatus::new);
+    Facts f = Facts.of(db, observed, now);
     long generation = Optional.ofNullable(db.getMetadata().getGeneration()).orElse(0L);
-    int desired = db.getSpec().getReplicas();
-    Optional<StatefulSet> sts = observed.statefulSet();
-    VersionDecision decision = observed.versionDecision();
-    int ready = sts.map(StatefulSet::getStatus).map(StatefulSetStatus::getReadyReplicas).orElse(0);
-    boolean rolledOut = sts.map(s -> rolledOut(s, desired)).orElse(false);
-    boolean primaryReady = observed.primaryPod().map(StatusFactory::podReady).orElse(false);
-    boolean wasReadyBefore =
-        previous.getPhase() != null && previous.getPhase() != Phase.Provisioning;
-    String endpoint = PrimaryServiceDependent.host(db) + ":" + EngineProfiles.of(db).port();
-
-    ConditionSet conditions = new ConditionSet(previous.getConditions(), generation, now);
-
-    // Ready: the current spec runs and every replica is ready.
-    StorageResize.Outcome storage = observed.storage();
-    boolean isReady =
-        rolledOut
-            && ready == desired
-            && primaryReady
-            && decision.refusal().isEmpty()
-            && storage.reason().isEmpty();
-    if (isReady) {
-      conditions.set(
-          READY, true, "Ready", desired + "/" + desired + " replicas ready; " + endpoint);
-    } else if (decision.refusal().isPresent()) {
-      conditions.set(
-          READY, false, decision.refusal().get().reason(), decision.refusal().get().message());
-    } else if (storage.reason().isPresent()) {
-      conditions.set(READY, false, storage.reason().get(), storage.message());
-    } else {
-      conditions.set(
-          READY,
-          false,
-          sts.isEmpty() ? "Creating" : "PodsNotReady",
-          ready + "/" + desired + " replicas ready");
-    }
-
-    // Available: the primary accepts connections.
-    conditions.set(
-        AVAILABLE,
-        primaryReady,
-        primaryReady ? "PrimaryReady" : "PrimaryNotReady",
-        primaryReady
-            ? "primary "
-                + StatefulSetDependent.podName(db, 0)
-                + " accepts connections at "
-                + endpoint
-            : "primary " + StatefulSetDependent.podName(db, 0) + " is not ready");
-
-    // Progressing: something is being rolled out.
-    Optional<String> runningVersion = sts.flatMap(StatefulSetDependent::runningVersion);
-    String progressReason;
-    String progressMessage;
-    if (storage.resizing()) {
-      progressReason = StorageResize.RESIZING;
-      progressMessage = storage.message();
-    } else if (sts.isEmpty()) {
-      progressReason =
-          decision.target().isPresent() ? "Creating" : decision.refusal().get().reason();
-      progressMessage =
-          decision.target().isPresent()
-              ? "creating the StatefulSet"
-              : "nothing to roll out: " + decision.refusal().get().message();
-    } else if (!rolledOut
-        && previous.getVersion() != null
-        && runningVersion.isPresent()
-        && !runningVersion.get().equals(previous.getVersion())) {
-      progressReason = "Upgrading";
-      progressMessage =
-          "rolling out version " + runningVersion.get() + " from " + previous.getVersion();
-    } else if (!rolledOut && wasReadyBefore) {
-      progressReason = "RollingOut";
-      progressMessage = "rolling out the StatefulSet: " + ready + "/" + desired + " replicas ready";
-    } else if (!rolledOut || (!wasReadyBefore && ready < desired)) {
-      progressReason = "Creating";
-      progressMessage = ready + "/" + desired + " replicas ready";
-    } else {
-      progressReason = "Reconciled";
-      progressMessage = "the StatefulSet runs the current spec";
-    }
-    boolean progressing =
-        !progressReason.equals("Reconciled") && !(sts.isEmpty() && decision.target().isEmpty());
-    conditions.set(PROGRESSING, progressing, progressReason, progressMessage);
-
-    // BackupReady, from the CronJob and its last Job.
-    BackupState backup = backupState(db, observed);
-    conditions.set(BACKUP_READY, backup.ok(), backup.reason(), backup.message());
-
-    // Degraded: something needs the user's attention.
-    if (decision.refusal().isPresent()) {
-      conditions.set(
-          DEGRADED, true, decision.refusal().get().reason(), decision.refusal().get().message());
-    } else if (storage.unsupported()) {
-      conditions.set(
-          DEGRADED,
-          true,
-          StorageResize.UNSUPPORTED,
-          storage.message() + ". " + storage.pendingAction());
-    } else if (observed.error().isPresent()) {
-      conditions.set(DEGRADED, true, RECONCILE_ERROR, observed.error().get());
-    } else if (rolledOut && wasReadyBefore && ready < desired) {
-      conditions.set(
-          DEGRADED,
-          true,
-          REPLICAS_NOT_READY,
-          ready
-              + "/"
-              + desired
-              + " replicas ready; see kubectl describe pod -l app.kubernetes.io/instance="
-              + db.getMetadata().getName());
-    } else if (backup.reason().equals(BACKUP_FAILED)) {
-      conditions.set(DEGRADED, true, BACKUP_FAILED, backup.message());
-    } else {
-      conditions.set(DEGRADED, false, "AsExpected", "nothing needs attention");
-    }
+    Verdict backup = backupReady(f);
+    Verdict degraded = degraded(f, backup);
+    ConditionSet conditions =
+        new ConditionSet(f.previous().getConditions(), generation, now)
+            .set(Type.READY, ready(f))
+            .set(Type.AVAILABLE, available(f))
+            .set(Type.PROGRESSING, progressing(f))
+            .set(Type.BACKUP_READY, backup)
+            .set(Type.DEGRADED, degraded);
 
     DatabaseStatus status = new DatabaseStatus();
     status.setObservedGeneration(generation);
     status.setConditions(conditions.build());
-    status.setPhase(phase(status, sts.isPresent(), wasReadyBefore));
-    status.setEngine(sts.isPresent() ? db.getSpec().getEngine().value() : previous.getEngine());
+    status.setPhase(
+        phase(status, f.hasStatefulSet(), f.wasReadyBefore(), degraded.reason(), f.hibernated()));
+    status.setEngine(
+        f.hasStatefulSet() ? db.getSpec().getEngine().value() : f.previous().getEngine());
     status.setVersion(
-        rolledOut ? runningVersion.orElse(previous.getVersion()) : previous.getVersion());
-    status.setReplicas(desired);
-    status.setReadyReplicas(ready);
-    status.setEndpoint(endpoint);
+        f.rolledOut()
+            ? f.runningVersion().orElse(f.previous().getVersion())
+            : f.previous().getVersion());
+    // The spec's count, hibernated or not: hibernation is not a scale to zero.
+    status.setReplicas(db.getSpec().getReplicas());
+    status.setReadyReplicas(f.ready());
+    status.setCurrentPrimary(f.topology().primaryPod());
+    status.setInstances(instances(f));
+    status.setEndpoint(f.topology().endpoint());
     status.setReadOnlyEndpoint(
-        desired > 1
-            ? ReadOnlyServiceDependent.host(db) + ":" + EngineProfiles.of(db).port()
-            : null);
-    status.setCredentialsSecret(CredentialsSecretDependent.name(db));
+        db.getSpec().getReplicas() > 1 ? f.topology().readOnlyEndpoint() : null);
+    status.setCredentialsSecret(f.topology().credentialsSecret());
     status.setLastBackupTime(
         observed
             .backupCronJob()
             .map(c -> c.getStatus() == null ? null : c.getStatus().getLastSuccessfulTime())
-            .orElse(previous.getLastBackupTime()));
-    status.setPendingAction(storage.pendingAction());
+            .orElse(f.previous().getLastBackupTime()));
+    status.setPendingAction(f.storage().pendingAction());
     return status;
   }
 
-  private static Phase phase(DatabaseStatus status, boolean stsExists, boolean wasReadyBefore) {
+  /** Each database pod with its role and readiness, by name; null while there is none. */
+  static List<InstanceStatus> instances(Facts f) {
+    List<InstanceStatus> instances =
+        f.observed().pods().stream()
+            .sorted(Comparator.comparing(p -> p.getMetadata().getName()))
+            .map(
+                p ->
+                    new InstanceStatus(
+                        p.getMetadata().getName(),
+                        p.getMetadata().getName().equals(f.topology().primaryPod())
+                            ? Keys.ROLE_PRIMARY
+                            : Keys.ROLE_REPLICA,
+                        podReady(p)))
+            .toList();
+    return instances.isEmpty() ? null : instances;
+  }
+
+  /** Ready: the current spec runs and every replica is ready. */
+  static Verdict ready(Facts f) {
+    if (f.hibernated()) {
+      return new Verdict(
+          false,
+          Reason.HIBERNATED,
+          "spec.hibernated is true: no pod runs; volumes, Secret and Services are kept. Set it to"
+              + " false to wake the Database");
+    }
+    Optional<VersionDecision.Refusal> refusal = f.decision().refusal();
+    StorageResize.Outcome storage = f.storage();
+    if (f.rolledOut()
+        && f.ready() == f.desired()
+        && f.primaryReady()
+        && refusal.isEmpty()
+        && storage.reason().isEmpty()) {
+      return new Verdict(
+          true,
+          Reason.READY,
+          f.desired() + "/" + f.desired() + " replicas ready; " + f.topology().endpoint());
+    }
+    if (refusal.isPresent()) {
+      return new Verdict(false, refusal.get().reason(), refusal.get().message());
+    }
+    if (storage.reason().isPresent()) {
+      return new Verdict(false, storage.reason().get(), storage.message());
+    }
+    return new Verdict(
+        false, f.hasStatefulSet() ? Reason.PODS_NOT_READY : Reason.CREATING, f.replicasReady());
+  }
+
+  /** Available: the primary accepts connections. */
+  static Verdict available(Facts f) {
+    String primary = f.topology().primaryPod();
+    if (f.hibernated()) {
+      // Even while the primary is still stopping: clients are told not to count on it.
+      return new Verdict(false, Reason.HIBERNATED, "the Database is hibernated: no pod serves");
+    }
+    return f.primaryReady()
+        ? new Verdict(
+            true,
+            Reason.PRIMARY_READY,
+            "primary " + primary + " accepts connections at " + f.topology().endpoint())
+        : new Verdict(false, Reason.PRIMARY_NOT_READY, "primary " + primary + " is not ready");
+  }
+
+  /** Progressing: something is being rolled out; False with Reconciled when done. */
+  static Verdict progressing(Facts f) {
+    VersionDecision decision = f.decision();
+    if (f.hibernated()) {
+      return f.observed().pods().isEmpty()
+          ? new Verdict(false, Reason.HIBERNATED, "hibernated: no pod runs")
+          : new Verdict(
+              true,
+              Reason.HIBERNATING,
+              "stopping the pods: " + f.observed().pods().size() + " still running");
+    }
+    if (f.storage().resizing()) {
+      return new Verdict(true, Reason.RESIZING_STORAGE, f.storage().message());
+    }
+    if (!f.hasStatefulSet()) {
+      return decision.target().isPresent()
+          ? new Verdict(true, Reason.CREATING, "creating the StatefulSet")
+          : new Verdict(
+              false,
+              decision.refusal().get().reason(),
+              "nothing to roll out: " + decision.refusal().get().message());
+    }
+    if (f.waking() && (!f.rolledOut() || f.ready() < f.desired())) {
+      return new Verdict(true, Reason.WAKING, "waking from hibernation: " + f.replicasReady());
+    }
+    String previousVersion = f.previous().getVersion();
+    if (!f.rolledOut()
+        && previousVersion != null
+        && f.runningVersion().isPresent()
+        && !f.runningVersion().get().equals(previousVersion)) {
+      return new Verdict(
+          true,
+          Reason.UPGRADING,
+          "rolling out version " + f.runningVersion().get() + " from " + previousVersion);
+    }
+    if (!f.rolledOut() && f.wasReadyBefore()) {
+      return new Verdict(
+          true, Reason.ROLLING_OUT, "rolling out the StatefulSet: " + f.replicasReady());
+    }
+    if (!f.rolledOut() || (!f.wasReadyBefore() && f.ready() < f.desired())) {
+      return new Verdict(true, Reason.CREATING, f.replicasReady());
+    }
+    return new Verdict(false, Reason.RECONCILED, "the StatefulSet runs the current spec");
+  }
+
+  /** Degraded: something needs the user's attention; the message says what to do. */
+  static Verdict degraded(Facts f, Verdict backup) {
+    Optional<VersionDecision.Refusal> refusal = f.decision().refusal();
+    if (refusal.isPresent()) {
+      return new Verdict(true, refusal.get().reason(), refusal.get().message());
+    }
+    if (f.storage().unsupported()) {
+      return new Verdict(
+          true,
+          Reason.RESIZE_UNSUPPORTED,
+          f.storage().message() + ". " + f.storage().pendingAction());
+    }
+    if (f.observed().credentials().isPresent()) {
+      return new Verdict(true, Reason.CREDENTIALS_INCOMPLETE, f.observed().credentials().get());
+    }
+    if (f.observed().error().isPresent()) {
+      Observed.Failure error = f.observed().error().get();
+      return new Verdict(true, error.reason(), error.message());
+    }
+    if (f.hibernated()) {
+      // The pods are stopping or gone: their troubles no longer need the user.
+      return new Verdict(false, Reason.AS_EXPECTED, "hibernated; nothing needs attention");
+    }
+    if (f.observed().podCreation().isPresent()) {
+      return new Verdict(true, Reason.POD_CREATION_FAILED, f.observed().podCreation().get());
+    }
+    if (f.observed().volumes().isPresent()) {
+      return new Verdict(true, Reason.VOLUME_PENDING, f.observed().volumes().get());
+    }
+    if (f.podTrouble().isPresent()) {
+      return podTrouble(f, f.podTrouble().get());
+    }
+    // Waking replicas are starting, not failing (Progressing says Waking until all are ready).
+    if (f.rolledOut() && f.wasReadyBefore() && !f.waking() && f.ready() < f.desired()) {
+      return new Verdict(
+          true,
+          Reason.REPLICAS_NOT_READY,
+          f.replicasReady()
+              + "; see kubectl describe pod -l app.kubernetes.io/instance="
+              + f.db().getMetadata().getName());
+    }
+    if (backup.reason() == Reason.BACKUP_FAILED) {
+      return new Verdict(true, Reason.BACKUP_FAILED, backup.message());
+    }
+    return new Verdict(false, Reason.AS_EXPECTED, "nothing needs attention");
+  }
+
+  /**
+   * A pod's trouble. An image pull alternates between ErrImagePull (with the registry's message)
+   * and ImagePullBackOff (without): while the same image fails on the same pod, the message written
+   * first stays, so the back-off does not rewrite the status at every retry.
+   */
+  static Verdict podTrouble(Facts f, PodTrouble trouble) {
+    Optional<Condition> before = ConditionSet.find(f.previous().getConditions(), Type.DEGRADED);
+    String samePull = trouble.message().split(": ", 2)[0].split("\\. Check", 2)[0];
+    if (trouble.reason() == Reason.IMAGE_PULL_FAILED
+        && before.isPresent()
+        && trouble.reason().value().equals(before.get().getReason())
+        && before.get().getMessage() != null
+        && before.get().getMessage().startsWith(samePull)) {
+      return new Verdict(true, trouble.reason(), before.get().getMessage());
+    }
+    return new Verdict(true, trouble.reason(), trouble.message());
+  }
+
+  /** BackupReady, from the CronJob and its last Job. */
+  static Verdict backupReady(Facts f) {
+    Database db = f.db();
+    if (!Boolean.TRUE.equals(db.getSpec().getBackupEnabled())) {
+      return new Verdict(
+          false,
+          Reason.BACKUP_DISABLED,
+          "spec.backupEnabled is false; earlier dumps stay on PVC " + f.topology().backupClaim());
+    }
+    if (f.hibernated()) {
+      return new Verdict(
+          false,
+          Reason.BACKUPS_PAUSED,
+          "backups are paused while the Database is hibernated: CronJob "
+              + f.topology().backupCronJob()
+              + " is suspended; earlier dumps stay on PVC "
+              + f.topology().backupClaim());
+    }
+    if (f.observed().backupCronJob().isEmpty()) {
+      return new Verdict(false, Reason.BACKUP_PENDING, "the backup CronJob is being created");
+    }
+    CronJob cron = f.observed().backupCronJob().get();
+    if (cron.getSpec() != null && Boolean.TRUE.equals(cron.getSpec().getSuspend())) {
+      return new Verdict(
+          false,
+          Reason.BACKUPS_PAUSED,
+          "backups resume once the primary is ready after hibernation (CronJob "
+              + f.topology().backupCronJob()
+              + " is suspended until then)");
+    }
+    String schedule = db.getSpec().getBackup().getSchedule();
+    Optional<Job> last = f.observed().lastBackupJob();
+    if (last.isPresent() && jobCondition(last.get(), "Failed")) {
+      String name = last.get().getMetadata().getName();
+      return new Verdict(
+          false,
+          Reason.BACKUP_FAILED,
+          "backup job "
+              + name
+              + " failed"
+              + jobMessage(last.get(), "Failed")
+              + "; see kubectl logs job/"
+              + name
+              + ". The next run is on schedule '"
+              + schedule
+              + "'");
+    }
+    if (last.isPresent() && jobCondition(last.get(), "Complete")) {
+      return new Verdict(
+          true,
+          Reason.BACKUP_SUCCEEDED,
+          "last backup by job " + last.get().getMetadata().getName() + " succeeded");
+    }
+    return new Verdict(
+        true,
+        Reason.SCHEDULED,
+        "CronJob " + f.topology().backupCronJob() + " runs on schedule '" + schedule + "'");
+  }
+
+  /** Reasons that nothing but the user mends: a Database that never ran with one has Failed. */
+  private static final Set<Reason> USER_MUST_ACT =
+      Set.of(
+          Reason.IMAGE_PULL_FAILED,
+          Reason.POD_CONFIG_ERROR,
+          Reason.CREDENTIALS_INCOMPLETE,
+          Reason.POD_CREATION_FAILED,
+          Reason.VOLUME_PENDING,
+          Reason.OOM_KILLED);
+
+  private static Phase phase(
+      DatabaseStatus status,
+      boolean stsExists,
+      boolean wasReadyBefore,
+      Reason degraded,
+      boolean hibernated) {
     var conditions = status.getConditions();
-    if (!stsExists && ConditionSet.isTrue(conditions, DEGRADED)) {
+    if (!stsExists && ConditionSet.isTrue(conditions, Type.DEGRADED)) {
       return Phase.Failed;
     }
-    if (ConditionSet.isTrue(conditions, DEGRADED)) {
+    if (!wasReadyBefore && USER_MUST_ACT.contains(degraded)) {
+      return Phase.Failed;
+    }
+    if (ConditionSet.isTrue(conditions, Type.DEGRADED)) {
       return Phase.Degraded;
     }
-    if (ConditionSet.isTrue(conditions, READY)) {
+    if (hibernated) {
+      // Also while the pods stop: Progressing (Hibernating) says they are not all gone yet.
+      return Phase.Hibernated;
+    }
+    if (ConditionSet.isTrue(conditions, Type.READY)) {
       return Phase.Ready;
     }
     if (!wasReadyBefore) {
       return Phase.Provisioning;
     }
-    return ConditionSet.isTrue(conditions, PROGRESSING) ? Phase.Updating : Phase.Degraded;
+    return ConditionSet.isTrue(conditions, Type.PROGRESSING) ? Phase.Updating : Phase.Degraded;
   }
 
   /** Whether the StatefulSet controller has rolled out the latest spec to every replica. */
@@ -205,53 +427,13 @@ public final class StatusFactory {
         && (s.getUpdateRevision() == null || s.getUpdateRevision().equals(s.getCurrentRevision()));
   }
 
-  static boolean podReady(Pod pod) {
+  /** Whether the pod is Ready and not being deleted. */
+  public static boolean podReady(Pod pod) {
     return pod.getStatus() != null
         && pod.getMetadata().getDeletionTimestamp() == null
         && pod.getStatus().getConditions() != null
         && pod.getStatus().getConditions().stream()
             .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
-  }
-
-  record BackupState(boolean ok, String reason, String message) {}
-
-  static BackupState backupState(Database db, Observed observed) {
-    if (!Boolean.TRUE.equals(db.getSpec().getBackupEnabled())) {
-      return new BackupState(
-          false,
-          "BackupDisabled",
-          "spec.backupEnabled is false; earlier dumps stay on PVC " + BackupPvcDependent.name(db));
-    }
-    if (observed.backupCronJob().isEmpty()) {
-      return new BackupState(false, "BackupPending", "the backup CronJob is being created");
-    }
-    String schedule = db.getSpec().getBackup().getSchedule();
-    Optional<Job> last = observed.lastBackupJob();
-    if (last.isPresent() && jobCondition(last.get(), "Failed")) {
-      String name = last.get().getMetadata().getName();
-      return new BackupState(
-          false,
-          BACKUP_FAILED,
-          "backup job "
-              + name
-              + " failed"
-              + jobMessage(last.get(), "Failed")
-              + "; see kubectl logs job/"
-              + name
-              + ". The next run is on schedule '"
-              + schedule
-              + "'");
-    }
-    if (last.isPresent() && jobCondition(last.get(), "Complete")) {
-      return new BackupState(
-          true,
-          "BackupSucceeded",
-          "last backup by job " + last.get().getMetadata().getName() + " succeeded");
-    }
-    return new BackupState(
-        true,
-        "Scheduled",
-        "CronJob " + BackupCronJobDependent.name(db) + " runs on schedule '" + schedule + "'");
   }
 
   private static boolean jobCondition(Job job, String type) {

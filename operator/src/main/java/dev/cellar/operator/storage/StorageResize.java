@@ -1,24 +1,22 @@
 package dev.cellar.operator.storage;
 
-import dev.cellar.api.v1.Database;
-import dev.cellar.api.v1.DatabaseSpec;
-import dev.cellar.operator.dependent.BackupPvcDependent;
-import dev.cellar.operator.dependent.Quantities;
-import dev.cellar.operator.dependent.StatefulSetDependent;
+import static dev.cellar.operator.storage.StoragePlan.allowsExpansion;
+import static dev.cellar.operator.storage.StoragePlan.capacity;
+import static dev.cellar.operator.storage.StoragePlan.requested;
+import static dev.cellar.operator.storage.StoragePlan.smaller;
+
+import dev.cellar.operator.guard.WriteBudget;
+import dev.cellar.operator.status.Conditions.Reason;
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.javaoperatorsdk.operator.api.reconciler.Context;
-import io.javaoperatorsdk.operator.processing.event.ResourceID;
-import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.stream.IntStream;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,59 +24,49 @@ import org.slf4j.LoggerFactory;
  * Grows the data volumes when spec.storage grows. volumeClaimTemplates are immutable, so each
  * {@code data-<name>-<i>} PVC is patched, then the StatefulSet is deleted with orphan propagation
  * and the workflow recreates it with the new template; the pods keep running. A storage class that
- * does not allow expansion gets nothing touched, and the user is told what to do.
+ * does not allow expansion gets nothing touched, and the user is told what to do. The backup claim
+ * is grown by its dependent, which asks {@link StoragePlan#backupClaimSize()}.
  */
 public final class StorageResize {
   private static final Logger log = LoggerFactory.getLogger(StorageResize.class);
 
-  public static final String RESIZING = "ResizingStorage";
-  public static final String UNSUPPORTED = "ResizeUnsupported";
+  /**
+   * Data PVCs do not map to their Database (they carry no owner), so a resize under way is polled.
+   */
+  public static final Duration POLL = Duration.ofSeconds(5);
 
   /** The outcome: nothing to do, a resize under way, or one that cannot be done. */
-  public record Outcome(Optional<String> reason, String message, String pendingAction) {
+  public record Outcome(Optional<Reason> reason, String message, String pendingAction) {
     public static final Outcome NONE = new Outcome(Optional.empty(), "", null);
 
     public boolean resizing() {
-      return reason.filter(RESIZING::equals).isPresent();
+      return reason.filter(Reason.RESIZING_STORAGE::equals).isPresent();
     }
 
     public boolean unsupported() {
-      return reason.filter(UNSUPPORTED::equals).isPresent();
+      return reason.filter(Reason.RESIZE_UNSUPPORTED::equals).isPresent();
     }
   }
 
   private StorageResize() {}
 
-  public static Outcome reconcile(Database db, Context<Database> context) {
-    List<PersistentVolumeClaim> claims = claims(db, context);
-    Outcome data = data(db, context, claims);
-    return data.reason().isPresent() ? data : backups(db, context, claims);
+  /** Grows what the plan says must grow; the outcome goes into the status. */
+  public static Outcome apply(StoragePlan plan, KubernetesClient client) {
+    Outcome data = data(plan, client);
+    return data.reason().isPresent() ? data : backups(plan);
   }
 
-  private static Outcome data(
-      Database db, Context<Database> context, List<PersistentVolumeClaim> claims) {
-    Quantity wanted = Quantities.size(db.getSpec().getStorage());
-    List<PersistentVolumeClaim> data =
-        claims.stream()
-            .filter(
-                c -> c.getMetadata().getName().startsWith(StatefulSetDependent.DATA_VOLUME + "-"))
-            .toList();
-    Optional<StatefulSet> sts = context.getSecondaryResource(StatefulSet.class);
-    Optional<Quantity> template =
-        sts.flatMap(s -> s.getSpec().getVolumeClaimTemplates().stream().findFirst())
-            .flatMap(VolumeExpansion::requested);
-    if (sts.isPresent() && VolumeExpansion.smaller(template, wanted)) {
-      Optional<StorageClass> storageClass =
-          VolumeExpansion.classOf(
-              context.getClient(), data.stream().findFirst(), db.getSpec().getStorageClassName());
-      if (!VolumeExpansion.allowsExpansion(storageClass)) {
-        return unsupported("data volumes", storageClass, template, wanted, db);
+  private static Outcome data(StoragePlan plan, KubernetesClient client) {
+    Quantity wanted = plan.wantedData();
+    Optional<Quantity> template = StoragePlan.templateSize(plan.statefulSet());
+    if (plan.statefulSet().isPresent() && smaller(template, wanted)) {
+      if (!allowsExpansion(plan.dataClass())) {
+        return unsupported("data volumes", plan.dataClass(), template, wanted, plan);
       }
-      for (PersistentVolumeClaim claim : data) {
-        if (VolumeExpansion.smaller(VolumeExpansion.requested(claim), wanted)) {
+      for (PersistentVolumeClaim claim : plan.dataClaims()) {
+        if (smaller(requested(claim), wanted)) {
           log.info("growing {} to {}", claim.getMetadata().getName(), wanted);
-          context
-              .getClient()
+          client
               .persistentVolumeClaims()
               .inNamespace(claim.getMetadata().getNamespace())
               .withName(claim.getMetadata().getName())
@@ -87,59 +75,51 @@ public final class StorageResize {
                   "{\"spec\":{\"resources\":{\"requests\":{\"storage\":\"" + wanted + "\"}}}}");
         }
       }
+      WriteBudget.spend(plan.topology().db(), "StatefulSet " + plan.topology().statefulSet());
       log.info(
           "recreating StatefulSet {} with {} volumes; its pods keep running",
-          sts.get().getMetadata().getName(),
+          plan.topology().statefulSet(),
           wanted);
-      context
-          .getClient()
+      client
           .apps()
           .statefulSets()
-          .inNamespace(db.getMetadata().getNamespace())
-          .withName(StatefulSetDependent.name(db))
+          .inNamespace(plan.topology().namespace())
+          .withName(plan.topology().statefulSet())
           .withPropagationPolicy(DeletionPropagation.ORPHAN)
           .delete();
-      return new Outcome(Optional.of(RESIZING), "growing the data volumes to " + wanted, null);
+      return resizing("growing the data volumes to " + wanted);
     }
     // A claim without a capacity is still being provisioned: that is not a resize.
     List<String> pending =
-        data.stream()
-            .filter(c -> !VolumeExpansion.smaller(VolumeExpansion.requested(c), wanted))
-            .filter(c -> VolumeExpansion.capacity(c).isPresent())
-            .filter(c -> VolumeExpansion.smaller(VolumeExpansion.capacity(c), wanted))
+        plan.dataClaims().stream()
+            .filter(c -> !smaller(requested(c), wanted))
+            .filter(c -> capacity(c).isPresent())
+            .filter(c -> smaller(capacity(c), wanted))
             .map(c -> c.getMetadata().getName())
             .toList();
     if (!pending.isEmpty()) {
-      return new Outcome(
-          Optional.of(RESIZING),
-          "waiting for " + String.join(", ", pending) + " to reach " + wanted,
-          null);
+      return resizing("waiting for " + String.join(", ", pending) + " to reach " + wanted);
     }
     return Outcome.NONE;
   }
 
-  private static Outcome backups(
-      Database db, Context<Database> context, List<PersistentVolumeClaim> claims) {
-    Quantity wanted = Quantities.size(db.getSpec().getBackup().getStorage());
-    Optional<PersistentVolumeClaim> backup =
-        claims.stream()
-            .filter(c -> c.getMetadata().getName().equals(BackupPvcDependent.name(db)))
-            .findFirst();
+  private static Outcome backups(StoragePlan plan) {
+    Quantity wanted = plan.wantedBackup();
+    Optional<PersistentVolumeClaim> backup = plan.backupClaim();
     if (backup.isEmpty()
-        || VolumeExpansion.capacity(backup.get()).isEmpty()
-        || !VolumeExpansion.smaller(VolumeExpansion.capacity(backup.get()), wanted)) {
+        || capacity(backup.get()).isEmpty()
+        || !smaller(capacity(backup.get()), wanted)) {
       return Outcome.NONE;
     }
-    if (VolumeExpansion.smaller(VolumeExpansion.requested(backup.get()), wanted)) {
-      // BackupPvcDependent keeps the old size on such a class; see BackupPvcDependent.
-      Optional<StorageClass> storageClass =
-          VolumeExpansion.classOf(context.getClient(), backup, db.getSpec().getStorageClassName());
-      if (!VolumeExpansion.allowsExpansion(storageClass)) {
-        return unsupported(
-            "backup volume", storageClass, VolumeExpansion.requested(backup.get()), wanted, db);
-      }
+    if (smaller(requested(backup.get()), wanted) && !allowsExpansion(plan.backupClass())) {
+      return unsupported(
+          "backup volume", plan.backupClass(), requested(backup.get()), wanted, plan);
     }
-    return new Outcome(Optional.of(RESIZING), "growing the backup volume to " + wanted, null);
+    return resizing("growing the backup volume to " + wanted);
+  }
+
+  private static Outcome resizing(String message) {
+    return new Outcome(Optional.of(Reason.RESIZING_STORAGE), message, null);
   }
 
   private static Outcome unsupported(
@@ -147,7 +127,7 @@ public final class StorageResize {
       Optional<StorageClass> storageClass,
       Optional<Quantity> current,
       Quantity wanted,
-      Database db) {
+      StoragePlan plan) {
     String className = storageClass.map(c -> c.getMetadata().getName()).orElse("(none)");
     String now = current.map(Quantity::toString).orElse("their current size");
     String message =
@@ -165,28 +145,8 @@ public final class StorageResize {
             + className
             + " (Cellar then grows the volumes), or create a new Database with the larger size and restore"
             + " the latest dump from PVC "
-            + BackupPvcDependent.name(db)
+            + plan.topology().backupClaim()
             + " into it.";
-    return new Outcome(Optional.of(UNSUPPORTED), message, action);
-  }
-
-  /**
-   * The Database's PVCs, from the informer cache, looked up by name: every data claim an ordinal
-   * can have and the backups claim. Filtering the cache by label cost every reconcile a pass over
-   * all the cluster's claims.
-   */
-  @SuppressWarnings("unchecked")
-  private static List<PersistentVolumeClaim> claims(Database db, Context<Database> context) {
-    var source =
-        (InformerEventSource<PersistentVolumeClaim, Database>)
-            context.eventSourceRetriever().getEventSourceFor(PersistentVolumeClaim.class);
-    String namespace = db.getMetadata().getNamespace();
-    return Stream.concat(
-            IntStream.range(0, DatabaseSpec.MAX_REPLICAS)
-                .mapToObj(i -> StatefulSetDependent.dataClaimName(db, i)),
-            Stream.of(BackupPvcDependent.name(db)))
-        .map(name -> source.get(new ResourceID(name, namespace)))
-        .flatMap(Optional::stream)
-        .toList();
+    return new Outcome(Optional.of(Reason.RESIZE_UNSUPPORTED), message, action);
   }
 }

@@ -153,4 +153,21 @@ cellar_start_child() {
 
 cellar_child_alive() { kill -0 "$CELLAR_CHILD" 2>/dev/null; }
 
+# cellar_await_own_server SERVER SCRIPT WHAT [HINT]: waits, for CELLAR_START_SECONDS (900),
+# until the caller's own_server_ready answers; dies with the server's exit status if it stops
+# first, or saying it did not WHAT in time.
+cellar_await_own_server() {
+  local server=$1 script=$2 what=$3 hint=${4:-} seconds=${CELLAR_START_SECONDS:-900}
+  local deadline=$((SECONDS + seconds)) status
+  until own_server_ready; do
+    if ! cellar_child_alive; then
+      wait "$CELLAR_CHILD" && status=0 || status=$?
+      cellar_die "$server exited with status $status before $script could run; see its messages above"
+    fi
+    [ "$SECONDS" -lt "$deadline" ] || cellar_die "$server did not $what within" \
+      "$seconds s (CELLAR_START_SECONDS); check its messages above$hint"
+    sleep 1
+  done
+}
+
 cellar_clear_traps() { trap - TERM INT; }

@@ -6,18 +6,29 @@ import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.DeletionPolicy;
 import dev.cellar.api.v1.Engine;
-import dev.cellar.operator.Labels;
-import dev.cellar.operator.engine.EngineProfiles;
+import dev.cellar.operator.Keys;
+import dev.cellar.operator.Topology;
 import dev.cellar.operator.engine.VersionDecision;
+import dev.cellar.operator.storage.Quantities;
+import io.fabric8.kubernetes.api.model.Affinity;
+import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.PodAntiAffinity;
+import io.fabric8.kubernetes.api.model.PodAntiAffinityBuilder;
+import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.TolerationBuilder;
+import io.fabric8.kubernetes.api.model.TopologySpreadConstraintBuilder;
+import io.fabric8.kubernetes.api.model.WeightedPodAffinityTerm;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -30,27 +41,32 @@ class DesiredStateTest {
   }
 
   static StatefulSet statefulSet(Database db, Optional<StatefulSet> existing) {
-    VersionDecision decision =
-        VersionDecision.decide(
-            EngineProfiles.of(db),
-            db.getSpec().getVersion(),
-            existing.flatMap(StatefulSetDependent::runningVersion));
+    VersionDecision decision = Topology.of(db).versionDecision(existing);
     return new StatefulSetDependent().desired(db, existing, decision);
   }
 
   @Test
   void namesFollowTheDatabase() {
     Database db = db(Engine.POSTGRESQL, "16");
-    assertThat(CredentialsSecretDependent.name(db)).isEqualTo("orders-db-credentials");
-    assertThat(ConfigMapDependent.name(db)).isEqualTo("orders-db-config");
-    assertThat(HeadlessServiceDependent.name(db)).isEqualTo("orders-db-headless");
-    assertThat(PrimaryServiceDependent.name(db)).isEqualTo("orders-db");
-    assertThat(ReadOnlyServiceDependent.name(db)).isEqualTo("orders-db-ro");
-    assertThat(StatefulSetDependent.name(db)).isEqualTo("orders-db");
-    assertThat(PodDisruptionBudgetDependent.name(db)).isEqualTo("orders-db");
-    assertThat(BackupPvcDependent.name(db)).isEqualTo("orders-db-backups");
-    assertThat(BackupCronJobDependent.name(db)).isEqualTo("orders-db-backup");
-    assertThat(StatefulSetDependent.dataClaimName(db, 2)).isEqualTo("data-orders-db-2");
+    Topology t = Topology.of(db);
+    assertThat(t.credentialsSecret()).isEqualTo("orders-db-credentials");
+    assertThat(t.configMap()).isEqualTo("orders-db-config");
+    assertThat(t.headlessService()).isEqualTo("orders-db-headless");
+    assertThat(t.primaryService()).isEqualTo("orders-db");
+    assertThat(t.readOnlyService()).isEqualTo("orders-db-ro");
+    assertThat(t.statefulSet()).isEqualTo("orders-db");
+    assertThat(t.podDisruptionBudget()).isEqualTo("orders-db");
+    assertThat(t.backupClaim()).isEqualTo("orders-db-backups");
+    assertThat(t.backupCronJob()).isEqualTo("orders-db-backup");
+    assertThat(t.dataClaim(2)).isEqualTo("data-orders-db-2");
+    // Each dependent names its child from the topology.
+    assertThat(new StatefulSetDependent().childName(t)).isEqualTo(t.statefulSet());
+    assertThat(new ReadOnlyServiceDependent().childName(t)).isEqualTo(t.readOnlyService());
+    assertThat(new BackupPvcDependent().childName(t)).isEqualTo(t.backupClaim());
+    assertThat(t.primaryHost()).isEqualTo("orders-db.shop.svc.cluster.local");
+    assertThat(t.primaryPodHost())
+        .isEqualTo("orders-db-0.orders-db-headless.shop.svc.cluster.local");
+    assertThat(t.readOnlyEndpoint()).isEqualTo("orders-db-ro.shop.svc.cluster.local:5432");
   }
 
   @Test
@@ -90,7 +106,7 @@ class DesiredStateTest {
     Service primary = new PrimaryServiceDependent().desired(db, null);
     assertThat(primary.getSpec().getSelector())
         .containsEntry("statefulset.kubernetes.io/pod-name", "orders-db-0")
-        .containsEntry(Labels.INSTANCE, "orders-db");
+        .containsEntry(Keys.INSTANCE, "orders-db");
     assertThat(primary.getSpec().getPorts().get(0).getPort()).isEqualTo(3306);
     assertThat(primary.getSpec().getPorts().get(0).getProtocol()).isEqualTo("TCP");
     Service ro = new ReadOnlyServiceDependent().desired(db, null);
@@ -106,7 +122,7 @@ class DesiredStateTest {
     assertThat(sts.getSpec().getReplicas()).isEqualTo(3);
     assertThat(sts.getSpec().getServiceName()).isEqualTo("orders-db-headless");
     assertThat(sts.getSpec().getSelector().getMatchLabels())
-        .isEqualTo(Labels.selector(db, Labels.Component.DATABASE));
+        .isEqualTo(Keys.selector(db, Keys.Component.DATABASE));
     Container c = sts.getSpec().getTemplate().getSpec().getContainers().get(0);
     assertThat(c.getImage()).isEqualTo("postgres:16.4");
     assertThat(c.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
@@ -166,18 +182,27 @@ class DesiredStateTest {
   void backupCronJobDumpsThePrimaryAndKeepsRetention() {
     Database db = db(Engine.MARIADB, "11.4");
     db.getSpec().getBackup().setRetention(5);
-    CronJob cron = new BackupCronJobDependent().desired(db, "mariadb:11.4");
+    CronJob cron = new BackupCronJobDependent().desired(db, "mariadb:11.4", false);
     assertThat(cron.getSpec().getSchedule()).isEqualTo("0 2 * * *");
     assertThat(cron.getSpec().getConcurrencyPolicy()).isEqualTo("Forbid");
     Container c =
         cron.getSpec().getJobTemplate().getSpec().getTemplate().getSpec().getContainers().get(0);
     assertThat(c.getImage()).isEqualTo("mariadb:11.4");
     assertThat(c.getCommand().get(2))
-        .contains("mariadb-dump")
-        .contains("/backups/orders-db-$(date -u +%Y%m%dT%H%M%SZ).sql.gz")
-        .contains("tail -n +$((RETENTION + 1))");
+        .contains("$BACKUP_DIR/$BACKUP_NAME-")
+        .contains("$(date -u +%Y%m%dT%H%M%SZ).sql.gz")
+        .contains("RETENTION");
     assertThat(c.getEnv())
         .anySatisfy(e -> assertThat(e.getName() + "=" + e.getValue()).isEqualTo("RETENTION=5"))
+        .anySatisfy(
+            e -> assertThat(e.getName() + "=" + e.getValue()).isEqualTo("BACKUP_DIR=/backups"))
+        .anySatisfy(
+            e -> assertThat(e.getName() + "=" + e.getValue()).isEqualTo("BACKUP_NAME=orders-db"))
+        .anySatisfy(
+            e -> {
+              assertThat(e.getName()).isEqualTo("DUMP_COMMAND");
+              assertThat(e.getValue()).contains("mariadb-dump");
+            })
         .anySatisfy(e -> assertThat(e.getValue()).isEqualTo("orders-db.shop.svc.cluster.local"));
     assertThat(
             cron.getSpec()
@@ -259,7 +284,7 @@ class DesiredStateTest {
     assertThat(pvc.getSpec().getResources().getRequests().get("storage").toString())
         .isEqualTo("10Gi");
     assertThat(pvc.getMetadata().getOwnerReferences()).isNullOrEmpty();
-    assertThat(pvc.getMetadata().getLabels()).containsEntry(Labels.COMPONENT, "backup");
+    assertThat(pvc.getMetadata().getLabels()).containsEntry(Keys.COMPONENT, "backup");
     db.getSpec().setDeletionPolicy(DeletionPolicy.Delete);
     assertThat(
             new BackupPvcDependent()
@@ -270,10 +295,116 @@ class DesiredStateTest {
   }
 
   @Test
-  void quantitiesAreCanonical() {
-    assertThat(Quantities.canonical("1024Mi")).isEqualTo("1Gi");
-    assertThat(Quantities.canonical("2048Gi")).isEqualTo("2Ti");
-    assertThat(Quantities.canonical("1536Mi")).isEqualTo("1536Mi");
-    assertThat(Quantities.canonical("100Gi")).isEqualTo("100Gi");
+  void hibernationStopsThePodsKeepsTheClaimsAndSuspendsBackups() {
+    Database db = db(Engine.POSTGRESQL, "16");
+    db.getSpec().setReplicas(2);
+    assertThat(statefulSet(db, Optional.empty()).getSpec().getReplicas()).isEqualTo(2);
+    db.getSpec().setHibernated(true);
+    StatefulSet sts = statefulSet(db, Optional.empty());
+    assertThat(sts.getSpec().getReplicas()).isZero();
+    assertThat(sts.getSpec().getPersistentVolumeClaimRetentionPolicy().getWhenScaled())
+        .as("scaling to zero keeps the data volumes")
+        .isEqualTo("Retain");
+
+    CronJob running =
+        new BackupCronJobDependent()
+            .desired(
+                db, "postgres:16", BackupCronJobDependent.suspended(db, Optional.empty(), true));
+    assertThat(running.getSpec().getSuspend()).isTrue();
+    // Woken: the CronJob stays suspended until the primary is ready, then resumes.
+    db.getSpec().setHibernated(false);
+    assertThat(BackupCronJobDependent.suspended(db, Optional.of(running), false)).isTrue();
+    assertThat(BackupCronJobDependent.suspended(db, Optional.of(running), true)).isFalse();
+    assertThat(BackupCronJobDependent.suspended(db, Optional.empty(), false))
+        .as("never hibernated: backups run")
+        .isFalse();
+  }
+
+  @Test
+  void replicasPreferDifferentNodesByDefault() {
+    Database db = db(Engine.POSTGRESQL, "16");
+    PodSpec pod = statefulSet(db, Optional.empty()).getSpec().getTemplate().getSpec();
+    WeightedPodAffinityTerm spread =
+        pod.getAffinity()
+            .getPodAntiAffinity()
+            .getPreferredDuringSchedulingIgnoredDuringExecution()
+            .get(0);
+    assertThat(spread.getWeight()).isEqualTo(100);
+    assertThat(spread.getPodAffinityTerm().getTopologyKey()).isEqualTo("kubernetes.io/hostname");
+    assertThat(spread.getPodAffinityTerm().getLabelSelector().getMatchLabels())
+        .isEqualTo(Keys.selector(db, Keys.Component.DATABASE));
+    assertThat(pod.getAffinity().getNodeAffinity()).isNull();
+    assertThat(pod.getTolerations()).isNullOrEmpty();
+    assertThat(pod.getNodeSelector()).isNullOrEmpty();
+    assertThat(pod.getPriorityClassName()).isNull();
+  }
+
+  @Test
+  void schedulingFieldsPassThroughAndTheUsersAntiAffinityWins() {
+    Database db = db(Engine.MARIADB, "11.4");
+    Affinity affinity =
+        new AffinityBuilder()
+            .withNewNodeAffinity()
+            .withNewRequiredDuringSchedulingIgnoredDuringExecution()
+            .addNewNodeSelectorTerm()
+            .addNewMatchExpression()
+            .withKey("disktype")
+            .withOperator("In")
+            .withValues("ssd")
+            .endMatchExpression()
+            .endNodeSelectorTerm()
+            .endRequiredDuringSchedulingIgnoredDuringExecution()
+            .endNodeAffinity()
+            .build();
+    db.getSpec().setAffinity(affinity);
+    db.getSpec()
+        .setTolerations(
+            List.of(
+                new TolerationBuilder()
+                    .withKey("dedicated")
+                    .withOperator("Equal")
+                    .withValue("db")
+                    .withEffect("NoSchedule")
+                    .build()));
+    db.getSpec().setNodeSelector(Map.of("disktype", "ssd"));
+    db.getSpec()
+        .setTopologySpreadConstraints(
+            List.of(
+                new TopologySpreadConstraintBuilder()
+                    .withMaxSkew(1)
+                    .withTopologyKey("topology.kubernetes.io/zone")
+                    .withWhenUnsatisfiable("ScheduleAnyway")
+                    .build()));
+    db.getSpec().setPriorityClassName("databases");
+    PodSpec pod = statefulSet(db, Optional.empty()).getSpec().getTemplate().getSpec();
+    assertThat(pod.getAffinity().getNodeAffinity()).isEqualTo(affinity.getNodeAffinity());
+    assertThat(pod.getAffinity().getPodAntiAffinity())
+        .as("added to the user's affinity")
+        .isEqualTo(PodScheduling.spreadReplicas(db));
+    assertThat(db.getSpec().getAffinity().getPodAntiAffinity())
+        .as("the spec is left as it is")
+        .isNull();
+    assertThat(pod.getTolerations()).isEqualTo(db.getSpec().getTolerations());
+    assertThat(pod.getNodeSelector()).containsExactly(Map.entry("disktype", "ssd"));
+    assertThat(pod.getTopologySpreadConstraints())
+        .isEqualTo(db.getSpec().getTopologySpreadConstraints());
+    assertThat(pod.getPriorityClassName()).isEqualTo("databases");
+
+    PodAntiAffinity own =
+        new PodAntiAffinityBuilder()
+            .addNewRequiredDuringSchedulingIgnoredDuringExecution()
+            .withTopologyKey("topology.kubernetes.io/zone")
+            .endRequiredDuringSchedulingIgnoredDuringExecution()
+            .build();
+    db.getSpec().setAffinity(new AffinityBuilder().withPodAntiAffinity(own).build());
+    assertThat(
+            statefulSet(db, Optional.empty())
+                .getSpec()
+                .getTemplate()
+                .getSpec()
+                .getAffinity()
+                .getPodAntiAffinity())
+        .as("the user's anti-affinity replaces the default")
+        .isEqualTo(own);
   }
 }

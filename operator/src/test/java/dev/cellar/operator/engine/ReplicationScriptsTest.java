@@ -315,7 +315,10 @@ class ReplicationScriptsTest {
   // ---------------------------------------------------------------------------------------------
 
   private static final java.time.Duration TIMEOUT = java.time.Duration.ofSeconds(30);
-  private static final String LOAD = ". lib.sh && . dialect.sh && ";
+
+  /** The MySQL family's scripts load lib.sh, their dialect, then what both dialects share. */
+  private static final String LOAD =
+      ". lib.sh && . dialect.sh && { [ ! -f mysql-lib.sh ] || . mysql-lib.sh; } && ";
 
   private static String options(Path dir, Map<String, String> env) {
     return Scripts.bash(dir, "bash server-args.sh", env).orFail("server-args.sh").trimmed();

@@ -2,6 +2,7 @@ package dev.cellar.operator.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cellar.operator.status.Conditions.Reason;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -25,7 +26,7 @@ class VersionDecisionTest {
   void anUnsupportedVersionRunsNothingAndListsTheSupportedOnes() {
     VersionDecision d = decide(POSTGRES, "9", null);
     assertThat(d.target()).isEmpty();
-    assertThat(d.refusal().get().reason()).isEqualTo(VersionDecision.UNSUPPORTED);
+    assertThat(d.refusal().get().reason()).isEqualTo(Reason.UNSUPPORTED_VERSION);
     assertThat(d.refusal().get().message())
         .contains("postgresql 9 is not supported")
         .contains("13, 14, 15, 16, 17, 18");
@@ -54,7 +55,7 @@ class VersionDecisionTest {
           {POSTGRES, "16.2", "16.4"}, {MYSQL, "8.0", "8.4"}, {MARIADB, "10.11", "11.4"}
         }) {
       VersionDecision d = decide((EngineProfile) c[0], (String) c[1], (String) c[2]);
-      assertThat(d.refusal().get().reason()).isEqualTo(VersionDecision.DOWNGRADE);
+      assertThat(d.refusal().get().reason()).isEqualTo(Reason.DOWNGRADE_REFUSED);
       assertThat(d.target()).hasValue(EngineVersion.parse((String) c[2]));
       assertThat(d.refusal().get().message()).contains("Set spec.version to " + c[2]);
     }
@@ -63,7 +64,7 @@ class VersionDecisionTest {
   @Test
   void postgresMajorUpgradesAreRefusedButMySqlAndMariaDbGoAhead() {
     VersionDecision pg = decide(POSTGRES, "17", "16.4");
-    assertThat(pg.refusal().get().reason()).isEqualTo(VersionDecision.MAJOR_UPGRADE);
+    assertThat(pg.refusal().get().reason()).isEqualTo(Reason.MAJOR_UPGRADE_UNSUPPORTED);
     assertThat(pg.target()).hasValue(EngineVersion.parse("16.4"));
     assertThat(pg.refusal().get().message()).contains("pg_upgrade").contains("a 16 version");
     assertThat(decide(MYSQL, "9", "8.4").target()).hasValue(EngineVersion.parse("9"));

@@ -7,8 +7,9 @@ import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.DatabaseStatus;
 import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.Phase;
-import dev.cellar.operator.engine.EngineProfiles;
-import dev.cellar.operator.engine.VersionDecision;
+import dev.cellar.operator.Topology;
+import dev.cellar.operator.status.Conditions.Reason;
+import dev.cellar.operator.status.Conditions.Type;
 import dev.cellar.operator.storage.StorageResize;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -20,6 +21,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.CronJobBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -74,20 +76,32 @@ class StatusFactoryTest {
       Database db, Optional<StatefulSet> sts, boolean primaryReady, Optional<Job> job) {
     CronJob cron =
         new CronJobBuilder().withNewMetadata().withName("orders-backup").endMetadata().build();
+    return observed(db, sts, List.of(pod(primaryReady)), Optional.of(cron), job);
+  }
+
+  /**
+   * What was observed, with nothing else wrong: no error, Secret, pod creation or volume trouble.
+   */
+  static Observed observed(
+      Database db,
+      Optional<StatefulSet> sts,
+      List<Pod> pods,
+      Optional<CronJob> cron,
+      Optional<Job> job) {
     return new Observed(
         sts,
-        Optional.of(pod(primaryReady)),
-        Optional.of(cron),
+        pods,
+        cron,
         job,
-        VersionDecision.decide(
-            EngineProfiles.of(db),
-            db.getSpec().getVersion(),
-            sts.flatMap(dev.cellar.operator.dependent.StatefulSetDependent::runningVersion)),
+        Topology.of(db).versionDecision(sts),
         StorageResize.Outcome.NONE,
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
         Optional.empty());
   }
 
-  static Condition condition(DatabaseStatus status, String type) {
+  static Condition condition(DatabaseStatus status, Type type) {
     return ConditionSet.find(status.getConditions(), type).orElseThrow();
   }
 
@@ -97,8 +111,8 @@ class StatusFactoryTest {
     DatabaseStatus status =
         StatusFactory.compute(db, observed(db, Optional.empty(), false, Optional.empty()), T0);
     assertThat(status.getPhase()).isEqualTo(Phase.Provisioning);
-    assertThat(condition(status, StatusFactory.PROGRESSING).getReason()).isEqualTo("Creating");
-    assertThat(condition(status, StatusFactory.READY).getStatus()).isEqualTo("False");
+    assertThat(condition(status, Type.PROGRESSING).getReason()).isEqualTo("Creating");
+    assertThat(condition(status, Type.READY).getStatus()).isEqualTo("False");
     assertThat(status.getObservedGeneration()).isEqualTo(1L);
     assertThat(status.getConditions())
         .extracting(Condition::getType)
@@ -114,8 +128,8 @@ class StatusFactoryTest {
     assertThat(status.getPhase()).isEqualTo(Phase.Ready);
     assertThat(status.getVersion()).isEqualTo("16");
     assertThat(status.getReadOnlyEndpoint()).isEqualTo("orders-ro.ns.svc.cluster.local:5432");
-    assertThat(condition(status, StatusFactory.PROGRESSING).getReason()).isEqualTo("Reconciled");
-    assertThat(condition(status, StatusFactory.AVAILABLE).getStatus()).isEqualTo("True");
+    assertThat(condition(status, Type.PROGRESSING).getReason()).isEqualTo("Reconciled");
+    assertThat(condition(status, Type.AVAILABLE).getStatus()).isEqualTo("True");
   }
 
   @Test
@@ -137,13 +151,13 @@ class StatusFactoryTest {
             db,
             observed(db, Optional.of(sts("16", 1, 0, true)), false, Optional.empty()),
             T0.plusSeconds(60));
-    assertThat(condition(down, StatusFactory.READY).getLastTransitionTime())
+    assertThat(condition(down, Type.READY).getLastTransitionTime())
         .isEqualTo("2026-01-01T00:01:00Z");
-    assertThat(condition(down, StatusFactory.BACKUP_READY).getLastTransitionTime())
+    assertThat(condition(down, Type.BACKUP_READY).getLastTransitionTime())
         .isEqualTo("2026-01-01T00:00:00Z");
     assertThat(down.getPhase()).isEqualTo(Phase.Degraded);
-    assertThat(condition(down, StatusFactory.DEGRADED).getReason())
-        .isEqualTo(StatusFactory.REPLICAS_NOT_READY);
+    assertThat(condition(down, Type.DEGRADED).getReason())
+        .isEqualTo(Reason.REPLICAS_NOT_READY.value());
   }
 
   @Test
@@ -159,13 +173,13 @@ class StatusFactoryTest {
             db, observed(db, Optional.of(sts("16.4", 1, 1, true)), true, Optional.empty()), T0);
     assertThat(status.getPhase()).isEqualTo(Phase.Degraded);
     assertThat(status.getVersion()).isEqualTo("16.4");
-    assertThat(condition(status, StatusFactory.DEGRADED).getReason())
-        .isEqualTo(VersionDecision.DOWNGRADE);
-    assertThat(condition(status, StatusFactory.READY).getStatus())
+    assertThat(condition(status, Type.DEGRADED).getReason())
+        .isEqualTo(Reason.DOWNGRADE_REFUSED.value());
+    assertThat(condition(status, Type.READY).getStatus())
         .as("not the current spec")
         .isEqualTo("False");
-    assertThat(condition(status, StatusFactory.AVAILABLE).getStatus()).isEqualTo("True");
-    assertThat(condition(status, StatusFactory.READY).getObservedGeneration()).isEqualTo(2L);
+    assertThat(condition(status, Type.AVAILABLE).getStatus()).isEqualTo("True");
+    assertThat(condition(status, Type.READY).getObservedGeneration()).isEqualTo(2L);
   }
 
   @Test
@@ -174,9 +188,8 @@ class StatusFactoryTest {
     DatabaseStatus status =
         StatusFactory.compute(db, observed(db, Optional.empty(), false, Optional.empty()), T0);
     assertThat(status.getPhase()).isEqualTo(Phase.Failed);
-    assertThat(condition(status, StatusFactory.DEGRADED).getMessage())
-        .contains("13, 14, 15, 16, 17, 18");
-    assertThat(condition(status, StatusFactory.PROGRESSING).getStatus()).isEqualTo("False");
+    assertThat(condition(status, Type.DEGRADED).getMessage()).contains("13, 14, 15, 16, 17, 18");
+    assertThat(condition(status, Type.PROGRESSING).getStatus()).isEqualTo("False");
   }
 
   @Test
@@ -198,13 +211,13 @@ class StatusFactoryTest {
     DatabaseStatus status =
         StatusFactory.compute(
             db, observed(db, Optional.of(sts("16", 1, 1, true)), true, Optional.of(failed)), T0);
-    Condition backup = condition(status, StatusFactory.BACKUP_READY);
+    Condition backup = condition(status, Type.BACKUP_READY);
     assertThat(backup.getStatus()).isEqualTo("False");
-    assertThat(backup.getReason()).isEqualTo(StatusFactory.BACKUP_FAILED);
+    assertThat(backup.getReason()).isEqualTo(Reason.BACKUP_FAILED.value());
     assertThat(backup.getMessage()).contains("orders-backup-123").contains("kubectl logs");
     assertThat(EventRecorder.notes(db, null, status))
         .extracting(EventRecorder.Note::reason)
-        .contains("Created", StatusFactory.BACKUP_FAILED);
+        .contains("Created", Reason.BACKUP_FAILED.value());
   }
 
   @Test
@@ -214,8 +227,194 @@ class StatusFactoryTest {
     DatabaseStatus status =
         StatusFactory.compute(
             db, observed(db, Optional.of(sts("16", 1, 1, true)), true, Optional.empty()), T0);
-    assertThat(condition(status, StatusFactory.BACKUP_READY).getReason())
-        .isEqualTo("BackupDisabled");
+    assertThat(condition(status, Type.BACKUP_READY).getReason()).isEqualTo("BackupDisabled");
     assertThat(status.getPhase()).isEqualTo(Phase.Ready);
+  }
+
+  @Test
+  void thePrimaryAndEachInstanceAreReported() {
+    Database db = db("16", 2);
+    Pod replica =
+        new PodBuilder(pod(false)).editMetadata().withName("orders-1").endMetadata().build();
+    Observed observed =
+        observed(
+            db,
+            Optional.of(sts("16", 2, 1, true)),
+            List.of(replica, pod(true)),
+            Optional.empty(),
+            Optional.empty());
+    DatabaseStatus status = StatusFactory.compute(db, observed, T0);
+    assertThat(status.getCurrentPrimary()).isEqualTo("orders-0");
+    assertThat(status.getInstances())
+        .extracting(i -> i.getName() + " " + i.getRole() + " " + i.getReady())
+        .containsExactly("orders-0 primary true", "orders-1 replica false");
+  }
+
+  static Pod pod(String name, boolean ready) {
+    return new PodBuilder(pod(ready)).editMetadata().withName(name).endMetadata().build();
+  }
+
+  static CronJob cron(boolean suspended) {
+    return new CronJobBuilder()
+        .withNewMetadata()
+        .withName("orders-backup")
+        .endMetadata()
+        .withNewSpec()
+        .withSuspend(suspended)
+        .endSpec()
+        .build();
+  }
+
+  static String reason(DatabaseStatus status, Type type) {
+    return condition(status, type).getStatus() + " " + condition(status, type).getReason();
+  }
+
+  /** Computes the next status over the previous one, as the StatusWriter does, and keeps it. */
+  static DatabaseStatus next(Database db, Observed observed) {
+    DatabaseStatus before = db.getStatus();
+    DatabaseStatus after = StatusFactory.compute(db, observed, T0);
+    lastNotes = EventRecorder.notes(db, before, after);
+    db.setStatus(after);
+    return after;
+  }
+
+  static List<EventRecorder.Note> lastNotes = List.of();
+
+  @Test
+  void hibernationStopsThePodsPausesBackupsAndWakingBringsThemBack() {
+    Database db = db("16", 2);
+    List<Pod> running = List.of(pod("orders-0", true), pod("orders-1", true));
+    next(
+        db,
+        observed(
+            db,
+            Optional.of(sts("16", 2, 2, true)),
+            running,
+            Optional.of(cron(false)),
+            Optional.empty()));
+    assertThat(db.getStatus().getPhase()).isEqualTo(Phase.Ready);
+
+    db.getSpec().setHibernated(true);
+    db.getMetadata().setGeneration(2L);
+    DatabaseStatus stopping =
+        next(
+            db,
+            observed(
+                db,
+                Optional.of(sts("16", 2, 2, true)),
+                running,
+                Optional.of(cron(false)),
+                Optional.empty()));
+    assertThat(stopping.getPhase()).isEqualTo(Phase.Hibernated);
+    assertThat(reason(stopping, Type.READY)).isEqualTo("False Hibernated");
+    assertThat(reason(stopping, Type.AVAILABLE)).isEqualTo("False Hibernated");
+    assertThat(reason(stopping, Type.PROGRESSING)).isEqualTo("True Hibernating");
+    assertThat(reason(stopping, Type.DEGRADED)).isEqualTo("False AsExpected");
+    assertThat(reason(stopping, Type.BACKUP_READY)).isEqualTo("False BackupsPaused");
+    assertThat(condition(stopping, Type.BACKUP_READY).getMessage()).contains("paused");
+    assertThat(lastNotes).extracting(EventRecorder.Note::reason).containsExactly("Hibernating");
+
+    DatabaseStatus hibernated =
+        next(
+            db,
+            observed(
+                db,
+                Optional.of(sts("16", 0, 0, true)),
+                List.of(),
+                Optional.of(cron(true)),
+                Optional.empty()));
+    assertThat(hibernated.getPhase()).isEqualTo(Phase.Hibernated);
+    assertThat(reason(hibernated, Type.PROGRESSING)).isEqualTo("False Hibernated");
+    assertThat(hibernated.getReplicas()).as("the spec's count, not a scale to zero").isEqualTo(2);
+    assertThat(hibernated.getReadyReplicas()).isZero();
+    assertThat(hibernated.getInstances()).isNull();
+    assertThat(lastNotes).extracting(EventRecorder.Note::reason).containsExactly("Hibernated");
+    assertThat(
+            StatusFactory.compute(
+                db,
+                observed(
+                    db,
+                    Optional.of(sts("16", 0, 0, true)),
+                    List.of(),
+                    Optional.of(cron(true)),
+                    Optional.empty()),
+                T0.plusSeconds(600)))
+        .as("idle while hibernated: nothing to write")
+        .isEqualTo(hibernated);
+
+    db.getSpec().setHibernated(false);
+    db.getMetadata().setGeneration(3L);
+    DatabaseStatus waking =
+        next(
+            db,
+            observed(
+                db,
+                Optional.of(sts("16", 0, 0, true)),
+                List.of(),
+                Optional.of(cron(true)),
+                Optional.empty()));
+    assertThat(waking.getPhase()).isEqualTo(Phase.Updating);
+    assertThat(reason(waking, Type.PROGRESSING)).isEqualTo("True Waking");
+    assertThat(reason(waking, Type.READY)).isEqualTo("False PodsNotReady");
+    assertThat(reason(waking, Type.BACKUP_READY)).isEqualTo("False BackupsPaused");
+    assertThat(condition(waking, Type.BACKUP_READY).getMessage()).contains("resume");
+    assertThat(lastNotes).extracting(EventRecorder.Note::reason).containsExactly("Waking");
+    DatabaseStatus halfway =
+        next(
+            db,
+            observed(
+                db,
+                Optional.of(sts("16", 2, 1, true)),
+                List.of(pod("orders-0", true), pod("orders-1", false)),
+                Optional.of(cron(false)),
+                Optional.empty()));
+    assertThat(reason(halfway, Type.PROGRESSING))
+        .as("still waking while a replica starts")
+        .isEqualTo("True Waking");
+    assertThat(reason(halfway, Type.DEGRADED)).isEqualTo("False AsExpected");
+
+    DatabaseStatus awake =
+        next(
+            db,
+            observed(
+                db,
+                Optional.of(sts("16", 2, 2, true)),
+                running,
+                Optional.of(cron(false)),
+                Optional.empty()));
+    assertThat(awake.getPhase()).isEqualTo(Phase.Ready);
+    assertThat(reason(awake, Type.PROGRESSING)).isEqualTo("False Reconciled");
+    assertThat(reason(awake, Type.BACKUP_READY)).isEqualTo("True Scheduled");
+    assertThat(lastNotes).extracting(EventRecorder.Note::reason).containsExactly("Ready");
+  }
+
+  @Test
+  void aHibernatedDatabaseKeepsReportingWhatTheUserMustFix() {
+    Database db = db("16.4", 1);
+    db.getSpec().setHibernated(true);
+    db.setStatus(
+        StatusFactory.compute(
+            db,
+            observed(
+                db,
+                Optional.of(sts("16.4", 0, 0, true)),
+                List.of(),
+                Optional.of(cron(true)),
+                Optional.empty()),
+            T0));
+    db.getSpec().setVersion("16.2");
+    DatabaseStatus status =
+        StatusFactory.compute(
+            db,
+            observed(
+                db,
+                Optional.of(sts("16.4", 0, 0, true)),
+                List.of(),
+                Optional.of(cron(true)),
+                Optional.empty()),
+            T0);
+    assertThat(reason(status, Type.DEGRADED)).isEqualTo("True DowngradeRefused");
+    assertThat(status.getPhase()).isEqualTo(Phase.Degraded);
+    assertThat(reason(status, Type.READY)).isEqualTo("False Hibernated");
   }
 }

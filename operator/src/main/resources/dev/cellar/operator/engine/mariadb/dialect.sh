@@ -15,20 +15,6 @@ cellar_root_password() { printf '%s' "${MARIADB_ROOT_PASSWORD:-${MYSQL_ROOT_PASS
 # Server options of a read-only replica. read_only does not bind root or the replication applier.
 cellar_read_only_options() { printf '%s\n' --read-only; }
 
-# The replication account, created unlogged on each server (so it never conflicts when
-# replicated) and kept in step with the Secret.
-cellar_sql_replication_account() {
-  local user password
-  user=$(cellar_mysql_quote "$1")
-  password=$(cellar_mysql_quote "$2")
-  cat <<EOF
-SET SESSION sql_log_bin = 0;
-CREATE USER IF NOT EXISTS ${user}@'%' IDENTIFIED BY ${password};
-ALTER USER ${user}@'%' IDENTIFIED BY ${password};
-GRANT REPLICATION SLAVE ON *.* TO ${user}@'%';
-EOF
-}
-
 cellar_sql_replica_status() { printf '%s\n' 'SHOW SLAVE STATUS\G'; }
 
 cellar_sql_stop_replica() { printf '%s\n' 'STOP SLAVE;'; }
@@ -44,14 +30,10 @@ RESET MASTER;
 EOF
 }
 
-# cellar_sql_change_source HOST PORT USER PASSWORD: GTID replication from the primary, starting at
+# cellar_sql_change_source_to QUOTED_HOST PORT QUOTED_USER QUOTED_PASSWORD: GTID replication from the primary, starting at
 # @@gtid_slave_pos (set by the seed).
-cellar_sql_change_source() {
-  local host port=$2 user password
-  host=$(cellar_mysql_quote "$1")
-  user=$(cellar_mysql_quote "$3")
-  password=$(cellar_mysql_quote "$4")
-  case "$port" in '' | *[!0-9]*) cellar_die "port '$port' is not a number" ;; esac
+cellar_sql_change_source_to() {
+  local host=$1 port=$2 user=$3 password=$4
   cat <<EOF
 CHANGE MASTER TO MASTER_HOST=${host}, MASTER_PORT=${port}, MASTER_USER=${user}, MASTER_PASSWORD=${password}, MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=10;
 EOF

@@ -25,7 +25,6 @@ here=$(dirname "${BASH_SOURCE[0]}")
 
 image_entrypoint=${CELLAR_IMAGE_ENTRYPOINT:-docker-entrypoint.sh}
 data=${CELLAR_DATA_DIR:-/var/lib/mysql}
-start_seconds=${CELLAR_START_SECONDS:-900}
 server_options=("$@")
 ordinal=$(cellar_ordinal)
 cellar_require_commands "$CELLAR_SERVER" "$CELLAR_CLIENT" "$CELLAR_ADMIN"
@@ -44,22 +43,15 @@ own_server_ready() {
 
 # run_without_network SCRIPT: step 1, with SCRIPT as the setup.
 run_without_network() {
-  local script=$1 socket deadline=$((SECONDS + start_seconds)) id_option status
+  local script=$1 socket id_option
   socket=$(server_socket)
   [ -n "$socket" ] || cellar_die "cannot tell $CELLAR_SERVER's socket from its options (${server_options[*]})"
   mapfile -t id_option < <(CELLAR_WRITABLE=1 bash "$here/server-args.sh")
   cellar_note "starting $CELLAR_SERVER without networking for $script"
   cellar_start_child "$image_entrypoint" "$CELLAR_SERVER" "${server_options[@]}" "${id_option[@]}" --skip-networking
   export CELLAR_LOCAL_HOST=$socket
-  until own_server_ready; do
-    if ! cellar_child_alive; then
-      wait "$CELLAR_CHILD" && status=0 || status=$?
-      cellar_die "$CELLAR_SERVER exited with status $status before $script could run; see its messages above"
-    fi
-    [ "$SECONDS" -lt "$deadline" ] || cellar_die "$CELLAR_SERVER did not accept root on $socket within" \
-      "$start_seconds s (CELLAR_START_SECONDS); check its messages above and root's password in the Secret"
-    sleep 1
-  done
+  cellar_await_own_server "$CELLAR_SERVER" "$script" "accept root on $socket" \
+    " and root's password in the Secret"
   if ! bash "$here/$script"; then
     cellar_local_client_cmd "$CELLAR_ADMIN" shutdown || kill -TERM "$CELLAR_CHILD"
     cellar_wait_pid_exit "$CELLAR_CHILD" 300 "$CELLAR_SERVER"

@@ -72,3 +72,26 @@ cellar_replica_status_field() {
   cellar_sql_replica_status | cellar_local_client_cmd "$CELLAR_CLIENT" --batch \
     | awk -v field="^ *($1):" '!found && $0 ~ field { found = 1; sub(/^[^:]*: ?/, ""); print }'
 }
+
+# The replication account, created unlogged on each server (so it never conflicts when
+# replicated) and kept in step with the Secret.
+cellar_sql_replication_account() {
+  local user password
+  user=$(cellar_mysql_quote "$1")
+  password=$(cellar_mysql_quote "$2")
+  cat <<EOF
+SET SESSION sql_log_bin = 0;
+CREATE USER IF NOT EXISTS ${user}@'%' IDENTIFIED BY ${password};
+ALTER USER ${user}@'%' IDENTIFIED BY ${password};
+GRANT REPLICATION SLAVE ON *.* TO ${user}@'%';
+EOF
+}
+
+# cellar_sql_change_source HOST PORT USER PASSWORD: the dialect's statement that replicates from
+# the primary, with every value quoted for SQL.
+cellar_sql_change_source() {
+  local port=$2
+  case "$port" in '' | *[!0-9]*) cellar_die "port '$port' is not a number" ;; esac
+  cellar_sql_change_source_to "$(cellar_mysql_quote "$1")" "$port" "$(cellar_mysql_quote "$3")" \
+    "$(cellar_mysql_quote "$4")"
+}

@@ -18,20 +18,6 @@ cellar_root_password() { printf '%s' "${MYSQL_ROOT_PASSWORD:-}"; }
 # is never bound.
 cellar_read_only_options() { printf '%s\n' --read-only --super-read-only; }
 
-# The replication account, created unlogged on each server (so it never conflicts when
-# replicated) and kept in step with the Secret.
-cellar_sql_replication_account() {
-  local user password
-  user=$(cellar_mysql_quote "$1")
-  password=$(cellar_mysql_quote "$2")
-  cat <<EOF
-SET SESSION sql_log_bin = 0;
-CREATE USER IF NOT EXISTS ${user}@'%' IDENTIFIED BY ${password};
-ALTER USER ${user}@'%' IDENTIFIED BY ${password};
-GRANT REPLICATION SLAVE ON *.* TO ${user}@'%';
-EOF
-}
-
 cellar_sql_replica_status() { printf '%s\n' 'SHOW REPLICA STATUS\G'; }
 
 cellar_sql_stop_replica() { printf '%s\n' 'STOP REPLICA;'; }
@@ -52,14 +38,10 @@ ${reset}
 EOF
 }
 
-# cellar_sql_change_source HOST PORT USER PASSWORD: GTID auto-positioned replication from the
+# cellar_sql_change_source_to QUOTED_HOST PORT QUOTED_USER QUOTED_PASSWORD: GTID auto-positioned replication from the
 # primary; the RSA key exchange lets caching_sha2_password work without TLS.
-cellar_sql_change_source() {
-  local host port=$2 user password
-  host=$(cellar_mysql_quote "$1")
-  user=$(cellar_mysql_quote "$3")
-  password=$(cellar_mysql_quote "$4")
-  case "$port" in '' | *[!0-9]*) cellar_die "port '$port' is not a number" ;; esac
+cellar_sql_change_source_to() {
+  local host=$1 port=$2 user=$3 password=$4
   cat <<EOF
 CHANGE REPLICATION SOURCE TO SOURCE_HOST=${host}, SOURCE_PORT=${port}, SOURCE_USER=${user}, SOURCE_PASSWORD=${password}, SOURCE_AUTO_POSITION=1, GET_SOURCE_PUBLIC_KEY=1, SOURCE_CONNECT_RETRY=10;
 EOF

@@ -22,7 +22,6 @@ here=$(dirname "${BASH_SOURCE[0]}")
 . "$here/pg-lib.sh"
 
 image_entrypoint=${CELLAR_IMAGE_ENTRYPOINT:-docker-entrypoint.sh}
-start_seconds=${CELLAR_START_SECONDS:-900}
 ordinal=$(cellar_ordinal)
 data=$(cellar_pg_data_dir)
 
@@ -34,19 +33,10 @@ own_server_ready() {
 }
 
 setup_primary() {
-  local deadline=$((SECONDS + start_seconds)) status
   cellar_note "starting postgres on its socket only for primary-setup.sh"
   cellar_start_child "$image_entrypoint" postgres "$@" -c listen_addresses=
   export CELLAR_LOCAL_HOST=${CELLAR_SOCKET_DIR:-/var/run/postgresql}
-  until own_server_ready; do
-    if ! cellar_child_alive; then
-      wait "$CELLAR_CHILD" && status=0 || status=$?
-      cellar_die "postgres exited with status $status before primary-setup.sh could run; see its messages above"
-    fi
-    [ "$SECONDS" -lt "$deadline" ] || cellar_die "postgres did not accept connections on" \
-      "$CELLAR_LOCAL_HOST within $start_seconds s (CELLAR_START_SECONDS); check its messages above"
-    sleep 1
-  done
+  cellar_await_own_server postgres primary-setup.sh "accept connections on $CELLAR_LOCAL_HOST"
   if ! bash "$here/primary-setup.sh"; then
     kill -INT "$CELLAR_CHILD"
     cellar_wait_pid_exit "$CELLAR_CHILD" 300 postgres

@@ -1,15 +1,19 @@
 package dev.cellar.operator.dependent;
 
 import dev.cellar.api.v1.Database;
+import dev.cellar.operator.Topology;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.dependent.DependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.workflow.Condition;
 
-/** The workflow's preconditions, each a small named class. */
-public final class Conditions {
-  private Conditions() {}
+/**
+ * The workflow's reconcile preconditions, each a small named class. A false precondition deletes
+ * the dependent (and what depends on it).
+ */
+public final class Preconditions {
+  private Preconditions() {}
 
   /** Backups run: the CronJob and its PVC are wanted. */
   public static final class BackupEnabled implements Condition<HasMetadata, Database> {
@@ -33,12 +37,15 @@ public final class Conditions {
    * Something can run: a StatefulSet exists already (it is kept as it is), or the spec's version is
    * one the engine supports. When false there is no StatefulSet, so nothing is deleted.
    */
-  public static final class Runnable implements Condition<StatefulSet, Database> {
+  public static final class VersionRunnable implements Condition<StatefulSet, Database> {
     @Override
     public boolean isMet(
         DependentResource<StatefulSet, Database> dependent, Database db, Context<Database> ctx) {
       return dependent.getSecondaryResource(db, ctx).isPresent()
-          || StatefulSetDependent.versionDecision(db, ctx).target().isPresent();
+          || Topology.of(db)
+              .versionDecision(dependent.getSecondaryResource(db, ctx))
+              .target()
+              .isPresent();
     }
   }
 }

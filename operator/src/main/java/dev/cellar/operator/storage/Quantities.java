@@ -1,4 +1,4 @@
-package dev.cellar.operator.dependent;
+package dev.cellar.operator.storage;
 
 import io.fabric8.kubernetes.api.model.Quantity;
 

@@ -1,4 +1,4 @@
-package dev.cellar.operator.dependent;
+package dev.cellar.operator.storage;
 
 import dev.cellar.api.v1.Database;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimSpec;
@@ -6,11 +6,11 @@ import io.fabric8.kubernetes.api.model.PersistentVolumeClaimSpecBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 
 /** The spec of every volume claim Cellar makes, data and backups alike. */
-final class Claims {
+public final class Claims {
   private Claims() {}
 
   /** Server defaults (volumeMode) are written out, so the applied spec reads back equal. */
-  static PersistentVolumeClaimSpec spec(Database db, Quantity size) {
+  public static PersistentVolumeClaimSpec spec(Database db, Quantity size) {
     return new PersistentVolumeClaimSpecBuilder()
         .withAccessModes("ReadWriteOnce")
         .withStorageClassName(db.getSpec().getStorageClassName())

@@ -1,0 +1,23 @@
+package dev.cellar.api.v1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import lombok.AllArgsConstructor;
+import lombok.Data;
+import lombok.NoArgsConstructor;
+
+/** One database pod as the operator last observed it. */
+@Data
+@NoArgsConstructor
+@AllArgsConstructor
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class InstanceStatus {
+  @JsonPropertyDescription("The pod's name.")
+  private String name;
+
+  @JsonPropertyDescription("primary or replica.")
+  private String role;
+
+  @JsonPropertyDescription("Whether the pod is ready (its readiness probe passes).")
+  private Boolean ready;
+}

@@ -1,0 +1,97 @@
+package dev.cellar.operator;
+
+import dev.cellar.api.v1.Database;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Every label, annotation and Secret key Cellar reads or writes, and the label sets built from
+ * them. Informers select on {@link #MANAGED_BY}, so unrelated objects are never cached.
+ */
+public final class Keys {
+  // Labels every child carries.
+  public static final String NAME = "app.kubernetes.io/name";
+  public static final String INSTANCE = "app.kubernetes.io/instance";
+  public static final String MANAGED_BY = "app.kubernetes.io/managed-by";
+  public static final String COMPONENT = "app.kubernetes.io/component";
+  public static final String PART_OF = "app.kubernetes.io/part-of";
+
+  /** The operator's name: the managed-by value, and the source of its Events. */
+  public static final String OPERATOR = "cellar-operator";
+
+  /** The label selector of every informer on children. */
+  public static final String MANAGED_SELECTOR = MANAGED_BY + "=" + OPERATOR;
+
+  /** The role label on database pods, which the read-only Service selects on. */
+  public static final String ROLE = "cellar.dev/role";
+
+  public static final String ROLE_PRIMARY = "primary";
+  public static final String ROLE_REPLICA = "replica";
+
+  /** The label the StatefulSet controller puts on each pod with its own name. */
+  public static final String POD_NAME = "statefulset.kubernetes.io/pod-name";
+
+  /** The node label the kubelet sets to the node's name: the topology of "one node". */
+  public static final String HOSTNAME = "kubernetes.io/hostname";
+
+  // Annotations.
+  /** On the StatefulSet: the version that runs, so version rules survive a lost status. */
+  public static final String VERSION_ANNOTATION = "cellar.dev/version";
+
+  /** On the pod template: a hash of the ConfigMap's files, so a changed script rolls the pods. */
+  public static final String CONFIG_HASH_ANNOTATION = "cellar.dev/config-hash";
+
+  /** On a StorageClass: the cluster's default class. */
+  public static final String DEFAULT_CLASS_ANNOTATION =
+      "storageclass.kubernetes.io/is-default-class";
+
+  /** Keys of the credentials Secret, which pods and users read. */
+  public static final class Credentials {
+    public static final String USERNAME = "username";
+    public static final String PASSWORD = "password";
+    public static final String ROOT_PASSWORD = "root-password";
+    public static final String DATABASE = "database";
+    public static final String HOST = "host";
+    public static final String PORT = "port";
+    public static final String URI = "uri";
+    public static final String REPLICATION_USER = "replication-user";
+    public static final String REPLICATION_PASSWORD = "replication-password";
+
+    private Credentials() {}
+  }
+
+  /** What a child is for. */
+  public enum Component {
+    DATABASE("database"),
+    BACKUP("backup");
+
+    private final String value;
+
+    Component(String value) {
+      this.value = value;
+    }
+
+    public String value() {
+      return value;
+    }
+  }
+
+  private Keys() {}
+
+  /** All labels of a child of {@code db}. */
+  public static Map<String, String> labels(Database db, Component component) {
+    Map<String, String> labels = new LinkedHashMap<>(selector(db, component));
+    labels.put(MANAGED_BY, OPERATOR);
+    labels.put(PART_OF, "cellar");
+    return labels;
+  }
+
+  /** The labels that select {@code db}'s pods of one component (stable for a StatefulSet). */
+  public static Map<String, String> selector(Database db, Component component) {
+    Map<String, String> labels = new LinkedHashMap<>();
+    labels.put(NAME, db.getSpec().getEngine().value());
+    labels.put(INSTANCE, db.getMetadata().getName());
+    labels.put(COMPONENT, component.value());
+    return labels;
+  }
+}

@@ -1,0 +1,182 @@
+package dev.cellar.operator;
+
+import dev.cellar.api.v1.Database;
+import dev.cellar.api.v1.DatabaseSpec;
+import dev.cellar.operator.engine.EngineProfile;
+import dev.cellar.operator.engine.EngineProfiles;
+import dev.cellar.operator.engine.EngineVersion;
+import dev.cellar.operator.engine.VersionDecision;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.IntStream;
+
+/**
+ * A Database's topology: the name of every child, pod and volume claim, the DNS names clients and
+ * pods use, which pod is the primary, and which version and image run. Every class asks here; none
+ * builds a name of its own.
+ */
+public record Topology(Database db) {
+
+  /** The name of the data volume in the pod template, and so the prefix of its claims. */
+  public static final String DATA_VOLUME = "data";
+
+  /** The database container in every database pod. */
+  public static final String DATABASE_CONTAINER = "database";
+
+  /** The container of the backup Jobs. */
+  public static final String BACKUP_CONTAINER = "backup";
+
+  public static Topology of(Database db) {
+    return new Topology(db);
+  }
+
+  private String name() {
+    return db.getMetadata().getName();
+  }
+
+  public String namespace() {
+    return db.getMetadata().getNamespace();
+  }
+
+  // The children.
+
+  public String statefulSet() {
+    return name();
+  }
+
+  /** The read-write Service: it reaches the primary only. */
+  public String primaryService() {
+    return name();
+  }
+
+  /** The read-only Service, for replicas > 1: it reaches the replicas. */
+  public String readOnlyService() {
+    return name() + "-ro";
+  }
+
+  /** The StatefulSet's governing Service: a stable DNS name for every pod, ready or not. */
+  public String headlessService() {
+    return name() + "-headless";
+  }
+
+  public String configMap() {
+    return name() + "-config";
+  }
+
+  public String credentialsSecret() {
+    return name() + "-credentials";
+  }
+
+  public String podDisruptionBudget() {
+    return name();
+  }
+
+  public String backupClaim() {
+    return name() + "-backups";
+  }
+
+  public String backupCronJob() {
+    return name() + "-backup";
+  }
+
+  // Pods and their volumes.
+
+  public String pod(int ordinal) {
+    return statefulSet() + "-" + ordinal;
+  }
+
+  /** The data PVC of one pod, as the StatefulSet controller names it. */
+  public String dataClaim(int ordinal) {
+    return DATA_VOLUME + "-" + pod(ordinal);
+  }
+
+  /** Every data claim the Database can have, for any replica count the CRD admits. */
+  public List<String> possibleDataClaims() {
+    return IntStream.range(0, DatabaseSpec.MAX_REPLICAS).mapToObj(this::dataClaim).toList();
+  }
+
+  /**
+   * The pod that is the primary: pod 0, where the replicas stream from, and what {@code
+   * status.currentPrimary} reports. Every Service, script and status asks here.
+   */
+  public String primaryPod() {
+    return pod(0);
+  }
+
+  // DNS names and endpoints.
+
+  /** The primary's DNS name: the read-write Service. */
+  public String primaryHost() {
+    return serviceHost(primaryService());
+  }
+
+  /** The replicas' DNS name: the read-only Service. */
+  public String readOnlyHost() {
+    return serviceHost(readOnlyService());
+  }
+
+  /** The primary pod's own DNS name through the headless Service, ready or not. */
+  public String primaryPodHost() {
+    return primaryPod() + "." + serviceHost(headlessService());
+  }
+
+  public String endpoint() {
+    return primaryHost() + ":" + profile().port();
+  }
+
+  public String readOnlyEndpoint() {
+    return readOnlyHost() + ":" + profile().port();
+  }
+
+  private String serviceHost(String service) {
+    return service + "." + namespace() + ".svc.cluster.local";
+  }
+
+  /** The SQL database the image creates: the Database's name, as an identifier. */
+  public String databaseName() {
+    return name().replace('-', '_').replace('.', '_');
+  }
+
+  // What runs.
+
+  public EngineProfile profile() {
+    return EngineProfiles.of(db);
+  }
+
+  /** The version recorded on a StatefulSet, if any. */
+  public static Optional<String> runningVersion(StatefulSet sts) {
+    return Optional.ofNullable(sts.getMetadata().getAnnotations())
+        .map(a -> a.get(Keys.VERSION_ANNOTATION));
+  }
+
+  /** The image a StatefulSet's database container runs. */
+  public static String runningImage(StatefulSet sts) {
+    return sts.getSpec().getTemplate().getSpec().getContainers().get(0).getImage();
+  }
+
+  /** Which version to run, given the StatefulSet that exists. */
+  public VersionDecision versionDecision(Optional<StatefulSet> existing) {
+    return VersionDecision.decide(
+        profile(), db.getSpec().getVersion(), existing.flatMap(Topology::runningVersion));
+  }
+
+  /** The version the spec asks for (the CRD's pattern makes it parse). */
+  public EngineVersion wantedVersion() {
+    return EngineVersion.parse(db.getSpec().getVersion());
+  }
+
+  /**
+   * The image of the database pods and of the backup Jobs (whose client tools must match the
+   * server): a refused version change keeps the image that runs, whatever spec.image says; else
+   * spec.image or the official image at the version to run. With nothing to run, the spec's.
+   */
+  public String image(VersionDecision decision, Optional<StatefulSet> existing) {
+    if (decision.refusal().isPresent() && existing.isPresent()) {
+      return runningImage(existing.get());
+    }
+    return profile()
+        .image(
+            db, decision.target().orElseGet(() -> EngineVersion.parse(db.getSpec().getVersion())));
+  }
+}

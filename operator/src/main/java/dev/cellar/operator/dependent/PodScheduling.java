@@ -1,0 +1,65 @@
+package dev.cellar.operator.dependent;
+
+import dev.cellar.api.v1.Database;
+import dev.cellar.api.v1.DatabaseSpec;
+import dev.cellar.operator.Keys;
+import io.fabric8.kubernetes.api.model.Affinity;
+import io.fabric8.kubernetes.api.model.AffinityBuilder;
+import io.fabric8.kubernetes.api.model.PodAntiAffinity;
+import io.fabric8.kubernetes.api.model.PodAntiAffinityBuilder;
+import io.fabric8.kubernetes.api.model.PodSpecBuilder;
+
+/**
+ * Where the database pods may run: spec.affinity, tolerations, nodeSelector,
+ * topologySpreadConstraints and priorityClassName, as the user wrote them, plus a default that
+ * spreads the replicas.
+ */
+final class PodScheduling {
+  /**
+   * The weight of the default anti-affinity: the most a preferred term can have, so that spreading
+   * the replicas outweighs the scheduler's resource scores, yet stays a preference, so a one-node
+   * cluster still runs every replica.
+   */
+  static final int SPREAD_WEIGHT = 100;
+
+  private PodScheduling() {}
+
+  /** Sets the scheduling fields of {@code pod} for {@code db}'s database pods. */
+  static void apply(Database db, PodSpecBuilder pod) {
+    DatabaseSpec spec = db.getSpec();
+    pod.withAffinity(affinity(db))
+        .withTolerations(spec.getTolerations())
+        .withNodeSelector(spec.getNodeSelector())
+        .withTopologySpreadConstraints(spec.getTopologySpreadConstraints())
+        .withPriorityClassName(spec.getPriorityClassName());
+  }
+
+  /**
+   * spec.affinity; unless it says how pods of the Database repel each other, the replicas prefer
+   * different nodes, so that losing one node loses one replica, not all.
+   */
+  static Affinity affinity(Database db) {
+    Affinity wanted = db.getSpec().getAffinity();
+    // A copy: the spec is the informer's cached object and must not change.
+    AffinityBuilder affinity = wanted == null ? new AffinityBuilder() : new AffinityBuilder(wanted);
+    if (wanted == null || wanted.getPodAntiAffinity() == null) {
+      affinity.withPodAntiAffinity(spreadReplicas(db));
+    }
+    return affinity.build();
+  }
+
+  /** A preferred anti-affinity, per node, between the Database's database pods. */
+  static PodAntiAffinity spreadReplicas(Database db) {
+    return new PodAntiAffinityBuilder()
+        .addNewPreferredDuringSchedulingIgnoredDuringExecution()
+        .withWeight(SPREAD_WEIGHT)
+        .withNewPodAffinityTerm()
+        .withTopologyKey(Keys.HOSTNAME)
+        .withNewLabelSelector()
+        .withMatchLabels(Keys.selector(db, Keys.Component.DATABASE))
+        .endLabelSelector()
+        .endPodAffinityTerm()
+        .endPreferredDuringSchedulingIgnoredDuringExecution()
+        .build();
+  }
+}

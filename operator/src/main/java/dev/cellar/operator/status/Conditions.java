@@ -1,0 +1,117 @@
+package dev.cellar.operator.status;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The status vocabulary: every condition type and every reason Cellar writes, and the reasons of
+ * its Events. Status and Events both name reasons through {@link Reason}, so renaming one renames
+ * it everywhere; {@link Reason#of(Type)} answers "which reasons can Ready have".
+ */
+public final class Conditions {
+  private Conditions() {}
+
+  /** The condition types, each always present once a Database is reconciled. */
+  public enum Type {
+    /** The database runs the current spec and every replica is ready. */
+    READY("Ready"),
+    /** The primary accepts connections. */
+    AVAILABLE("Available"),
+    /** A create, scale, upgrade or resize is under way. */
+    PROGRESSING("Progressing"),
+    /** Something needs the user's attention; the reason names it, the message says what to do. */
+    DEGRADED("Degraded"),
+    /** Backups are scheduled and the last one succeeded. */
+    BACKUP_READY("BackupReady");
+
+    private final String value;
+
+    Type(String value) {
+      this.value = value;
+    }
+
+    public String value() {
+      return value;
+    }
+  }
+
+  /**
+   * Every reason, with the condition types that use it. A reason with no type is an Event's only.
+   */
+  public enum Reason {
+    // Ready
+    READY("Ready", Type.READY),
+    CREATING("Creating", Type.READY, Type.PROGRESSING),
+    PODS_NOT_READY("PodsNotReady", Type.READY),
+    // Available
+    PRIMARY_READY("PrimaryReady", Type.AVAILABLE),
+    PRIMARY_NOT_READY("PrimaryNotReady", Type.AVAILABLE),
+    // Progressing
+    UPGRADING("Upgrading", Type.PROGRESSING),
+    ROLLING_OUT("RollingOut", Type.PROGRESSING),
+    RESIZING_STORAGE("ResizingStorage", Type.READY, Type.PROGRESSING),
+    RECONCILED("Reconciled", Type.PROGRESSING),
+    // Version refusals: Ready, Progressing (nothing to roll out) and Degraded.
+    UNSUPPORTED_VERSION("UnsupportedVersion", Type.READY, Type.PROGRESSING, Type.DEGRADED),
+    DOWNGRADE_REFUSED("DowngradeRefused", Type.READY, Type.PROGRESSING, Type.DEGRADED),
+    MAJOR_UPGRADE_UNSUPPORTED(
+        "MajorUpgradeUnsupported", Type.READY, Type.PROGRESSING, Type.DEGRADED),
+    // Hibernation: spec.hibernated stops every pod (Ready, Available and Progressing say so).
+    HIBERNATED("Hibernated", Type.READY, Type.AVAILABLE, Type.PROGRESSING),
+    HIBERNATING("Hibernating", Type.PROGRESSING),
+    WAKING("Waking", Type.PROGRESSING),
+    // Degraded
+    RESIZE_UNSUPPORTED("ResizeUnsupported", Type.READY, Type.DEGRADED),
+    RECONCILE_ERROR("ReconcileError", Type.DEGRADED),
+    REPLICAS_NOT_READY("ReplicasNotReady", Type.DEGRADED),
+    AS_EXPECTED("AsExpected", Type.DEGRADED),
+    // Degraded: why pods cannot run (PodTrouble), what the operator cannot write.
+    IMAGE_PULL_FAILED("ImagePullFailed", Type.DEGRADED),
+    POD_CONFIG_ERROR("PodConfigError", Type.DEGRADED),
+    CRASH_LOOP("CrashLoop", Type.DEGRADED),
+    OOM_KILLED("OOMKilled", Type.DEGRADED),
+    UNSCHEDULABLE("Unschedulable", Type.DEGRADED),
+    VOLUME_PENDING("VolumePending", Type.DEGRADED),
+    POD_CREATION_FAILED("PodCreationFailed", Type.DEGRADED),
+    CREDENTIALS_INCOMPLETE("CredentialsIncomplete", Type.DEGRADED),
+    WRITE_LOOP("WriteLoop", Type.DEGRADED),
+    // BackupReady (BackupFailed is also a Degraded reason)
+    BACKUP_DISABLED("BackupDisabled", Type.BACKUP_READY),
+    BACKUP_PENDING("BackupPending", Type.BACKUP_READY),
+    BACKUP_FAILED("BackupFailed", Type.BACKUP_READY, Type.DEGRADED),
+    BACKUP_SUCCEEDED("BackupSucceeded", Type.BACKUP_READY),
+    BACKUPS_PAUSED("BackupsPaused", Type.BACKUP_READY),
+    SCHEDULED("Scheduled", Type.BACKUP_READY),
+    // Events only
+    CREATED("Created"),
+    SCALED("Scaled");
+
+    private final String value;
+    private final Set<Type> types;
+
+    Reason(String value, Type... types) {
+      this.value = value;
+      this.types = Set.of(types);
+    }
+
+    public String value() {
+      return value;
+    }
+
+    /** The condition types that can carry this reason. */
+    public Set<Type> types() {
+      return types;
+    }
+
+    /** The reasons a condition of {@code type} can have. */
+    public static List<Reason> of(Type type) {
+      return Arrays.stream(values()).filter(r -> r.types.contains(type)).toList();
+    }
+
+    /** The reason whose value is {@code value}. */
+    public static java.util.Optional<Reason> byValue(String value) {
+      return Arrays.stream(values()).filter(r -> r.value.equals(value)).findFirst();
+    }
+  }
+}

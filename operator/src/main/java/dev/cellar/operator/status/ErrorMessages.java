@@ -1,0 +1,79 @@
+package dev.cellar.operator.status;
+
+import dev.cellar.operator.guard.WriteBudget;
+import dev.cellar.operator.status.Conditions.Reason;
+import io.fabric8.kubernetes.api.model.Status;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.javaoperatorsdk.operator.AggregatedOperatorException;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/** Errors as one line each, for the log and the Degraded message, without stack traces. */
+public final class ErrorMessages {
+  /** Longer messages are cut: a condition message is read in kubectl's columns. */
+  static final int MAX_LENGTH = 1000;
+
+  private ErrorMessages() {}
+
+  /**
+   * One line: per failed dependent its name and the API server's own message (which names the
+   * object and the field). JOSDK's aggregated workflow exception arrives wrapped (the metrics
+   * decorator wraps what the controller throws) and its own message carries every dependent's whole
+   * stack trace, so the aggregate is looked for along the causes.
+   */
+  public static String oneLine(Throwable e) {
+    Optional<AggregatedOperatorException> aggregated = find(e, AggregatedOperatorException.class);
+    String line =
+        aggregated.isPresent()
+            ? aggregated.get().getAggregatedExceptions().entrySet().stream()
+                .map(entry -> entry.getKey() + ": " + oneLine(entry.getValue()))
+                .collect(Collectors.joining("; "))
+            : rootMessage(e);
+    return line.length() > MAX_LENGTH ? line.substring(0, MAX_LENGTH - 3) + "..." : line;
+  }
+
+  /** A failed reconcile as the status reports it: a write loop, or any other error. */
+  public static Observed.Failure failure(Throwable e) {
+    boolean loop =
+        find(e, WriteBudget.WriteLoop.class).isPresent()
+            || find(e, AggregatedOperatorException.class)
+                .map(
+                    a ->
+                        a.getAggregatedExceptions().values().stream()
+                            .anyMatch(c -> find(c, WriteBudget.WriteLoop.class).isPresent()))
+                .orElse(false);
+    return new Observed.Failure(loop ? Reason.WRITE_LOOP : Reason.RECONCILE_ERROR, oneLine(e));
+  }
+
+  private static String rootMessage(Throwable e) {
+    Optional<String> apiServer =
+        find(e, KubernetesClientException.class)
+            .map(KubernetesClientException::getStatus)
+            .map(Status::getMessage)
+            .filter(m -> !m.isBlank());
+    if (apiServer.isPresent()) {
+      return firstLine(apiServer.get());
+    }
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String message = Optional.ofNullable(root.getMessage()).orElse(root.getClass().getSimpleName());
+    // Without the Status dump fabric8 appends.
+    int status = message.indexOf(". Received status:");
+    return firstLine(status > 0 ? message.substring(0, status) : message);
+  }
+
+  private static String firstLine(String message) {
+    return message.lines().findFirst().orElse(message);
+  }
+
+  private static <T extends Throwable> Optional<T> find(Throwable e, Class<T> type) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (type.isInstance(t)) {
+        return Optional.of(type.cast(t));
+      }
+    }
+    return Optional.empty();
+  }
+}

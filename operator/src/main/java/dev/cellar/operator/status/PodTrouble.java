@@ -1,0 +1,194 @@
+package dev.cellar.operator.status;
+
+import dev.cellar.operator.status.Conditions.Reason;
+import io.fabric8.kubernetes.api.model.ContainerStateTerminated;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Stream;
+
+/**
+ * Why a database pod cannot run, from its own status: a container waiting on an image it cannot
+ * pull, on configuration it cannot find, crashing (with the last termination's reason, such as
+ * OOMKilled), or a pod the scheduler cannot place. Pure: the pods and the time are given.
+ *
+ * <p>Transient states do not count: a pull in progress or a starting container is no trouble, and a
+ * trouble counts only once it has lasted its {@code grace} (measured from when the pod last stopped
+ * being ready, or was created), so one failed pull that the kubelet's next try mends never flips
+ * the Database to Degraded.
+ *
+ * @param since when the pod's trouble began, as far as its status tells
+ * @param grace how long it must last to count
+ */
+public record PodTrouble(Reason reason, String pod, String message, Instant since, Duration grace) {
+
+  /** A failed pull is retried after 10 s by the kubelet: two tries before it counts. */
+  static final Duration PULL_GRACE = Duration.ofSeconds(30);
+
+  /** The Secret or ConfigMap a container needs may be created a moment after the pod. */
+  static final Duration CONFIG_GRACE = Duration.ofSeconds(30);
+
+  /** CrashLoopBackOff already means the container failed more than once. */
+  static final Duration CRASH_GRACE = Duration.ZERO;
+
+  /** A volume being provisioned or a node joining can keep a pod unscheduled for a while. */
+  static final Duration SCHEDULING_GRACE = Duration.ofSeconds(60);
+
+  /** Longer kubelet messages are cut: they are one line of a condition. */
+  static final int MAX_MESSAGE = 300;
+
+  private static final Set<String> PULL = Set.of("ErrImagePull", "ImagePullBackOff");
+  private static final Set<String> BAD_IMAGE = Set.of("InvalidImageName", "ErrImageNeverPull");
+  private static final Set<String> CONFIG =
+      Set.of("CreateContainerConfigError", "CreateContainerError", "RunContainerError");
+
+  /** Whether it has lasted long enough to be reported at {@code now}. */
+  public boolean counts(Instant now) {
+    return !since.plus(grace).isAfter(now);
+  }
+
+  /** How long until it counts, if it does not yet. */
+  public Optional<Duration> countsIn(Instant now) {
+    Duration left = Duration.between(now, since.plus(grace));
+    return left.isNegative() || left.isZero() ? Optional.empty() : Optional.of(left);
+  }
+
+  /** The first trouble among {@code pods} (by pod name), counted or not. */
+  public static Optional<PodTrouble> of(List<Pod> pods) {
+    return pods.stream()
+        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+        .sorted(Comparator.comparing(p -> p.getMetadata().getName()))
+        .map(PodTrouble::ofPod)
+        .flatMap(Optional::stream)
+        .findFirst();
+  }
+
+  static Optional<PodTrouble> ofPod(Pod pod) {
+    if (pod.getStatus() == null) {
+      return Optional.empty();
+    }
+    String name = pod.getMetadata().getName();
+    Optional<PodCondition> unscheduled =
+        condition(pod, "PodScheduled")
+            .filter(c -> "False".equals(c.getStatus()) && "Unschedulable".equals(c.getReason()));
+    if (unscheduled.isPresent()) {
+      return Optional.of(
+          new PodTrouble(
+              Reason.UNSCHEDULABLE,
+              name,
+              "pod "
+                  + name
+                  + " cannot be scheduled: "
+                  + clip(unscheduled.get().getMessage())
+                  + ". Free or add nodes that fit its requests, volumes and spec.nodeSelector",
+              time(unscheduled.get().getLastTransitionTime()).orElse(since(pod)),
+              SCHEDULING_GRACE));
+    }
+    return containers(pod).map(c -> ofContainer(pod, c)).flatMap(Optional::stream).findFirst();
+  }
+
+  private static Optional<PodTrouble> ofContainer(Pod pod, ContainerStatus container) {
+    if (container.getState() == null || container.getState().getWaiting() == null) {
+      return Optional.empty();
+    }
+    String pod_ = pod.getMetadata().getName();
+    String waiting = String.valueOf(container.getState().getWaiting().getReason());
+    String detail = clip(container.getState().getWaiting().getMessage());
+    String where = "container " + container.getName() + " of pod " + pod_;
+    if (PULL.contains(waiting) || BAD_IMAGE.contains(waiting)) {
+      return Optional.of(
+          new PodTrouble(
+              Reason.IMAGE_PULL_FAILED,
+              pod_,
+              "pod "
+                  + pod_
+                  + " cannot pull image "
+                  + container.getImage()
+                  + (waiting.equals("ImagePullBackOff") ? "" : ": " + detail)
+                  + ". Check spec.image (or spec.version) and that the node can reach the registry",
+              since(pod),
+              BAD_IMAGE.contains(waiting) ? Duration.ZERO : PULL_GRACE));
+    }
+    if (CONFIG.contains(waiting)) {
+      return Optional.of(
+          new PodTrouble(
+              Reason.POD_CONFIG_ERROR,
+              pod_,
+              where
+                  + " cannot start: "
+                  + detail
+                  + ". Check the Secret and ConfigMap it reads (kubectl describe pod "
+                  + pod_
+                  + ")",
+              since(pod),
+              CONFIG_GRACE));
+    }
+    if ("CrashLoopBackOff".equals(waiting)) {
+      Optional<ContainerStateTerminated> last =
+          Optional.ofNullable(container.getLastState()).map(s -> s.getTerminated());
+      boolean oom = last.map(t -> "OOMKilled".equals(t.getReason())).orElse(false);
+      String exit =
+          last.map(
+                  t ->
+                      "; last exit: "
+                          + Optional.ofNullable(t.getReason()).orElse("Error")
+                          + " (exit code "
+                          + t.getExitCode()
+                          + ")")
+              .orElse("");
+      return Optional.of(
+          new PodTrouble(
+              oom ? Reason.OOM_KILLED : Reason.CRASH_LOOP,
+              pod_,
+              where
+                  + " keeps crashing"
+                  + exit
+                  + (oom
+                      ? ". Raise spec.resources.limits.memory"
+                      : ". See kubectl logs " + pod_ + " --previous"),
+              since(pod),
+              CRASH_GRACE));
+    }
+    return Optional.empty();
+  }
+
+  private static Stream<ContainerStatus> containers(Pod pod) {
+    return Stream.concat(
+        Optional.ofNullable(pod.getStatus().getInitContainerStatuses()).orElse(List.of()).stream(),
+        Optional.ofNullable(pod.getStatus().getContainerStatuses()).orElse(List.of()).stream());
+  }
+
+  /** When the pod last stopped being ready, else when it was created. */
+  private static Instant since(Pod pod) {
+    return condition(pod, "Ready")
+        .flatMap(c -> time(c.getLastTransitionTime()))
+        .or(() -> time(pod.getMetadata().getCreationTimestamp()))
+        .orElse(Instant.EPOCH);
+  }
+
+  private static Optional<PodCondition> condition(Pod pod, String type) {
+    return Optional.ofNullable(pod.getStatus().getConditions()).orElse(List.of()).stream()
+        .filter(c -> type.equals(c.getType()))
+        .findFirst();
+  }
+
+  private static Optional<Instant> time(String timestamp) {
+    try {
+      return Optional.ofNullable(timestamp).map(Instant::parse);
+    } catch (RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+
+  private static String clip(String message) {
+    String line =
+        Optional.ofNullable(message).flatMap(m -> m.lines().findFirst()).orElse("(no message)");
+    return line.length() > MAX_MESSAGE ? line.substring(0, MAX_MESSAGE - 3) + "..." : line;
+  }
+}

@@ -1,0 +1,210 @@
+package dev.cellar.operator.status;
+
+import dev.cellar.api.v1.Database;
+import dev.cellar.api.v1.DatabaseStatus;
+import dev.cellar.operator.Topology;
+import dev.cellar.operator.storage.StoragePlan;
+import dev.cellar.operator.storage.StorageResize;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.PrimaryUpdateAndCacheUtils;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Observes the children in the informer caches, computes the status and writes it only when it
+ * changed; the Events follow from the transition.
+ */
+public final class StatusWriter {
+  private static final Logger log = LoggerFactory.getLogger(StatusWriter.class);
+
+  static final Duration CREDENTIALS_RECHECK = Duration.ofSeconds(30);
+
+  private StatusWriter() {}
+
+  /**
+   * Writes the status if it changed.
+   *
+   * @return when to look again: a pod trouble that has not lasted its grace yet is reported only
+   *     once it has, and a user's Secret is not watched; nothing else would trigger a reconcile
+   */
+  public static Optional<Duration> write(
+      Database db,
+      Context<Database> context,
+      StorageResize.Outcome storage,
+      Optional<Observed.Failure> error) {
+    Instant now = Instant.now();
+    Observed observed = observe(db, context, storage, error);
+    DatabaseStatus status = StatusFactory.compute(db, observed, now);
+    Optional<Duration> recheck = PodTrouble.of(observed.pods()).flatMap(t -> t.countsIn(now));
+    if (observed.credentials().isPresent()) {
+      // A Secret the user brought is not watched (only Cellar's are cached): look again for the
+      // missing keys, a read every half minute while they are missing.
+      recheck = Optional.of(CREDENTIALS_RECHECK);
+    }
+    if (status.equals(db.getStatus())) {
+      return recheck;
+    }
+    new EventRecorder(context.getClient())
+        .emit(db, EventRecorder.notes(db, db.getStatus(), status));
+    Database patch = new Database();
+    patch.getMetadata().setName(db.getMetadata().getName());
+    patch.getMetadata().setNamespace(db.getMetadata().getNamespace());
+    patch.setStatus(status);
+    try {
+      PrimaryUpdateAndCacheUtils.ssaPatchStatusAndCacheResource(db, patch, context);
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 404) {
+        throw e;
+      }
+      // Deleted meanwhile (e.g. with its namespace): there is no status left to write.
+      log.debug("{} is gone; status not written", db.getMetadata().getName());
+    }
+    return recheck;
+  }
+
+  private static Observed observe(
+      Database db,
+      Context<Database> context,
+      StorageResize.Outcome storage,
+      Optional<Observed.Failure> error) {
+    Topology topology = Topology.of(db);
+    Optional<StatefulSet> sts = context.getSecondaryResource(StatefulSet.class);
+    List<Pod> pods = List.copyOf(context.getSecondaryResources(Pod.class));
+    return new Observed(
+        sts,
+        pods,
+        context.getSecondaryResource(CronJob.class),
+        context.getSecondaryResources(Job.class).stream()
+            .filter(j -> j.getMetadata().getCreationTimestamp() != null)
+            .max(Comparator.comparing(j -> j.getMetadata().getCreationTimestamp())),
+        topology.versionDecision(sts),
+        storage,
+        error,
+        credentials(topology, context),
+        podCreation(topology, context, sts, pods),
+        volumes(topology, context));
+  }
+
+  /**
+   * Why a claim stays Pending: a missing storage class, a provisioner that fails. Only its Warning
+   * Events say so, read only for claims that are Pending (a moment at creation, otherwise rare).
+   */
+  private static Optional<String> volumes(Topology topology, Context<Database> context) {
+    Optional<StoragePlan> plan =
+        context
+            .managedWorkflowAndDependentResourceContext()
+            .get(StoragePlan.CONTEXT_KEY, StoragePlan.class);
+    return plan.stream()
+        .flatMap(p -> Stream.concat(p.dataClaims().stream(), p.backupClaim().stream()))
+        .filter(c -> c.getStatus() == null || "Pending".equals(c.getStatus().getPhase()))
+        .flatMap(
+            claim ->
+                warnings(context, topology, "PersistentVolumeClaim", claim.getMetadata().getName())
+                    .map(
+                        e ->
+                            "PVC "
+                                + claim.getMetadata().getName()
+                                + " is Pending: "
+                                + e.getReason()
+                                + ": "
+                                + ErrorMessages.oneLine(new IllegalStateException(e.getMessage()))
+                                + ". Check spec.storageClassName and the cluster's provisioner")
+                    .stream())
+        .findFirst();
+  }
+
+  /**
+   * The newest recent Warning Event about one object, if any. Events only add detail: one that
+   * cannot be read (RBAC without list on events, an API server going away) costs the detail, not
+   * the status.
+   */
+  private static Optional<Event> warnings(
+      Context<Database> context, Topology topology, String kind, String name) {
+    try {
+      return context
+          .getClient()
+          .v1()
+          .events()
+          .inNamespace(topology.namespace())
+          .withField("involvedObject.kind", kind)
+          .withField("involvedObject.name", name)
+          .withField("type", "Warning")
+          .list()
+          .getItems()
+          .stream()
+          .filter(e -> recent(e.getLastTimestamp()))
+          .max(Comparator.comparing(e -> Optional.ofNullable(e.getLastTimestamp()).orElse("")));
+    } catch (KubernetesClientException e) {
+      log.debug("cannot read the Events of {} {}: {}", kind, name, ErrorMessages.oneLine(e));
+      return Optional.empty();
+    }
+  }
+
+  private static boolean recent(String timestamp) {
+    try {
+      return timestamp != null
+          && Instant.parse(timestamp).isAfter(Instant.now().minus(Duration.ofMinutes(10)));
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  /**
+   * The credentials Secret as the pods will read it: Cellar's own from the informer cache, a Secret
+   * the user brought (without Cellar's labels, so not cached) read from the API server.
+   */
+  private static Optional<String> credentials(Topology topology, Context<Database> context) {
+    String name = topology.credentialsSecret();
+    Optional<Secret> secret =
+        context.getSecondaryResources(Secret.class).stream()
+            .filter(s -> s.getMetadata().getName().equals(name))
+            .findFirst()
+            .or(
+                () ->
+                    Optional.ofNullable(
+                        context
+                            .getClient()
+                            .secrets()
+                            .inNamespace(topology.namespace())
+                            .withName(name)
+                            .get()));
+    return secret.flatMap(s -> CredentialsCheck.problem(topology, s));
+  }
+
+  /**
+   * Why the StatefulSet cannot create its pods (a quota, an admission policy): the controller says
+   * so only in a FailedCreate Event, read only while pods are missing and every existing one is
+   * ready, so that a rollout in progress costs no read.
+   */
+  private static Optional<String> podCreation(
+      Topology topology, Context<Database> context, Optional<StatefulSet> sts, List<Pod> pods) {
+    if (sts.isEmpty()
+        || pods.size() >= Optional.ofNullable(sts.get().getSpec().getReplicas()).orElse(0)
+        || !pods.stream().allMatch(StatusFactory::podReady)) {
+      return Optional.empty();
+    }
+    // The controller retries with back-off and renews its Event each time: an old one is a
+    // trouble that has passed.
+    return warnings(context, topology, "StatefulSet", topology.statefulSet())
+        .filter(e -> "FailedCreate".equals(e.getReason()))
+        .map(
+            e ->
+                "StatefulSet "
+                    + topology.statefulSet()
+                    + " cannot create its pods: "
+                    + ErrorMessages.oneLine(new IllegalStateException(e.getMessage())));
+  }
+}

@@ -1,0 +1,315 @@
+package dev.cellar.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.cellar.api.v1.Database;
+import dev.cellar.api.v1.DatabaseSpec;
+import dev.cellar.api.v1.Engine;
+import dev.cellar.api.v1.Phase;
+import dev.cellar.operator.status.Conditions.Reason;
+import dev.cellar.operator.status.Conditions.Type;
+import dev.cellar.testkit.LocalCluster;
+import io.fabric8.kubernetes.api.model.AffinityBuilder;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.TolerationBuilder;
+import io.fabric8.kubernetes.api.model.TopologySpreadConstraintBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
+import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClassBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.javaoperatorsdk.operator.junit.LocallyRunOperatorExtension;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** spec.hibernated and the scheduling fields on the local cluster. */
+class HibernationAndSchedulingIT extends ReconcilerTestBase {
+  static final KubernetesClient client = LocalCluster.get().newClient();
+
+  @RegisterExtension static LocallyRunOperatorExtension operator = operatorOn(client);
+
+  /** A third kwok node, as e2e/cluster/manifests/nodes.yaml defines the other two. */
+  static final String EXTRA_NODE = "kwok-node-spread";
+
+  static final String PRIORITY_CLASS = "cellar-it-databases";
+
+  @Override
+  LocallyRunOperatorExtension operator() {
+    return operator;
+  }
+
+  List<Pod> pods(String name) {
+    return client
+        .pods()
+        .inNamespace(operator.getNamespace())
+        .withLabel(Keys.INSTANCE, name)
+        .withLabel(Keys.COMPONENT, Keys.Component.DATABASE.value())
+        .list()
+        .getItems();
+  }
+
+  Map<String, String> claimUids(String name) {
+    return Map.of(
+        name + "-0",
+            child(PersistentVolumeClaim.class, "data-" + name + "-0").getMetadata().getUid(),
+        name + "-1",
+            child(PersistentVolumeClaim.class, "data-" + name + "-1").getMetadata().getUid());
+  }
+
+  @Test
+  void hibernationStopsEveryPodKeepsTheVolumesAndWakingBringsThemBack() {
+    DatabaseSpec spec = new DatabaseSpec(Engine.POSTGRESQL, "16", "1Gi");
+    spec.setReplicas(2);
+    operator.create(new Database(null, "sleepy", spec));
+    awaitPhase("sleepy", Phase.Ready);
+    Map<String, String> claims = claimUids("sleepy");
+    String secretUid = child(Secret.class, "sleepy-credentials").getMetadata().getUid();
+
+    edit("sleepy", s -> s.setHibernated(true));
+    await("no pod, phase Hibernated, backups paused")
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () -> {
+              assertThat(pods("sleepy")).isEmpty();
+              Database db = get("sleepy");
+              assertThat(db.getStatus().getPhase()).isEqualTo(Phase.Hibernated);
+              assertThat(condition(db, Type.PROGRESSING).getReason())
+                  .isEqualTo(Reason.HIBERNATED.value());
+              assertThat(child(CronJob.class, "sleepy-backup").getSpec().getSuspend()).isTrue();
+            });
+    Database hibernated = get("sleepy");
+    assertThat(condition(hibernated, Type.READY).getReason()).isEqualTo("Hibernated");
+    assertThat(condition(hibernated, Type.AVAILABLE).getStatus()).isEqualTo("False");
+    assertThat(condition(hibernated, Type.DEGRADED).getStatus()).isEqualTo("False");
+    assertThat(condition(hibernated, Type.BACKUP_READY).getReason())
+        .isEqualTo(Reason.BACKUPS_PAUSED.value());
+    assertThat(child(StatefulSet.class, "sleepy").getSpec().getReplicas()).isZero();
+    assertThat(claimUids("sleepy")).as("the volumes stay").isEqualTo(claims);
+    assertThat(child(Secret.class, "sleepy-credentials").getMetadata().getUid())
+        .isEqualTo(secretUid);
+    assertThat(child(Service.class, "sleepy")).isNotNull();
+    assertThat(child(Service.class, "sleepy-ro")).isNotNull();
+    assertThat(child(ConfigMap.class, "sleepy-config")).isNotNull();
+    await("Hibernating and Hibernated events")
+        .atMost(CONVERGE)
+        .until(() -> hasEvent("sleepy", "Hibernating") && hasEvent("sleepy", "Hibernated"));
+    idleWhileHibernated("sleepy");
+
+    edit("sleepy", s -> s.setHibernated(false));
+    Database awake = awaitPhase("sleepy", Phase.Ready);
+    assertThat(awake.getStatus().getReadyReplicas()).isEqualTo(2);
+    assertThat(claimUids("sleepy")).as("the same volumes").isEqualTo(claims);
+    for (Pod pod : pods("sleepy")) {
+      assertThat(pod.getSpec().getVolumes())
+          .anySatisfy(
+              v ->
+                  assertThat(v.getPersistentVolumeClaim().getClaimName())
+                      .isEqualTo("data-" + pod.getMetadata().getName()));
+    }
+    await("backups resume")
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () -> {
+              assertThat(child(CronJob.class, "sleepy-backup").getSpec().getSuspend()).isFalse();
+              assertThat(condition(get("sleepy"), Type.BACKUP_READY).getStatus()).isEqualTo("True");
+            });
+    // No assertion on the Waking event: kwok wakes both pods within a second, and once a first
+    // status after the wake missed that moment (StatusFactoryTest covers the transition).
+  }
+
+  /**
+   * Nothing is written while hibernated, though reconciles keep coming: each poll touches the
+   * StatefulSet (an event that makes the operator reconcile), so its resourceVersion moves but its
+   * generation must not.
+   */
+  void idleWhileHibernated(String name) {
+    Supplier<List<String>> versions =
+        () ->
+            List.of(
+                get(name).getMetadata().getResourceVersion(),
+                String.valueOf(child(StatefulSet.class, name).getMetadata().getGeneration()),
+                child(Service.class, name).getMetadata().getResourceVersion(),
+                child(Service.class, name + "-headless").getMetadata().getResourceVersion(),
+                child(Secret.class, name + "-credentials").getMetadata().getResourceVersion(),
+                child(ConfigMap.class, name + "-config").getMetadata().getResourceVersion(),
+                child(CronJob.class, name + "-backup").getMetadata().getResourceVersion());
+    List<String> before = versions.get();
+    AtomicInteger touches = new AtomicInteger();
+    await("40 idle seconds while hibernated, with a reconcile every 10 s")
+        .during(Duration.ofSeconds(40))
+        .atMost(Duration.ofMinutes(2))
+        .pollInterval(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              boolean same = versions.get().equals(before);
+              client
+                  .apps()
+                  .statefulSets()
+                  .inNamespace(operator.getNamespace())
+                  .withName(name)
+                  .patch(
+                      PatchContext.of(PatchType.JSON_MERGE),
+                      "{\"metadata\":{\"annotations\":{\"cellar.dev/test-touch\":\""
+                          + touches.incrementAndGet()
+                          + "\"}}}");
+              return same;
+            });
+  }
+
+  @Test
+  void theSchedulingFieldsReachThePodsAndReplicasLandOnDifferentNodes() {
+    String kubeletVersion =
+        client.nodes().withName("kwok-node-0").get().getStatus().getNodeInfo().getKubeletVersion();
+    client
+        .nodes()
+        .resource(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName(EXTRA_NODE)
+                .addToAnnotations("kwok.x-k8s.io/node", "fake")
+                .addToAnnotations("node.alpha.kubernetes.io/ttl", "0")
+                .addToLabels("type", "kwok")
+                .addToLabels(Keys.HOSTNAME, EXTRA_NODE)
+                .addToLabels("kubernetes.io/os", "linux")
+                .addToLabels("kubernetes.io/arch", "amd64")
+                .addToLabels("topology.kubernetes.io/zone", "zone-c")
+                .endMetadata()
+                .withNewSpec()
+                .withPodCIDR("10.244.2.0/24")
+                .withPodCIDRs("10.244.2.0/24")
+                .endSpec()
+                .withNewStatus()
+                .addNewAddress()
+                .withType("InternalIP")
+                .withAddress("127.0.10.2")
+                .endAddress()
+                .addNewAddress()
+                .withType("Hostname")
+                .withAddress(EXTRA_NODE)
+                .endAddress()
+                .withNewNodeInfo()
+                .withKubeletVersion(kubeletVersion)
+                .withKubeProxyVersion(kubeletVersion)
+                .endNodeInfo()
+                .endStatus()
+                .build())
+        .serverSideApply();
+    client
+        .scheduling()
+        .v1()
+        .priorityClasses()
+        .resource(
+            new PriorityClassBuilder()
+                .withNewMetadata()
+                .withName(PRIORITY_CLASS)
+                .endMetadata()
+                .withValue(1000)
+                .build())
+        .serverSideApply();
+    try {
+      await("the third kwok node is Ready")
+          .atMost(CONVERGE)
+          .until(
+              () -> {
+                Node node = client.nodes().withName(EXTRA_NODE).get();
+                return node.getStatus().getConditions() != null
+                    && node.getStatus().getConditions().stream()
+                        .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+              });
+      spreadAcrossThreeNodes();
+    } finally {
+      // The pods go with their Database; the node and the class are the cluster's, so go here.
+      operator.delete(get("spread"));
+      // Pods on a deleted node would wait for the pod garbage collector: let them go first.
+      await("the pods are gone").atMost(CONVERGE).until(() -> pods("spread").isEmpty());
+      client.nodes().withName(EXTRA_NODE).delete();
+      client.scheduling().v1().priorityClasses().withName(PRIORITY_CLASS).delete();
+    }
+  }
+
+  void spreadAcrossThreeNodes() {
+    DatabaseSpec spec = new DatabaseSpec(Engine.MARIADB, "11.4", "1Gi");
+    spec.setReplicas(3);
+    spec.setBackupEnabled(false);
+    spec.setNodeSelector(Map.of("type", "kwok"));
+    spec.setPriorityClassName(PRIORITY_CLASS);
+    spec.setTolerations(
+        List.of(
+            new TolerationBuilder()
+                .withKey("dedicated")
+                .withOperator("Equal")
+                .withValue("databases")
+                .withEffect("NoSchedule")
+                .build()));
+    spec.setTopologySpreadConstraints(
+        List.of(
+            new TopologySpreadConstraintBuilder()
+                .withMaxSkew(1)
+                .withTopologyKey("topology.kubernetes.io/zone")
+                .withWhenUnsatisfiable("ScheduleAnyway")
+                .withNewLabelSelector()
+                .addToMatchLabels(Keys.INSTANCE, "spread")
+                .endLabelSelector()
+                .build()));
+    spec.setAffinity(
+        new AffinityBuilder()
+            .withNewNodeAffinity()
+            .addNewPreferredDuringSchedulingIgnoredDuringExecution()
+            .withWeight(10)
+            .withNewPreference()
+            .addNewMatchExpression()
+            .withKey("type")
+            .withOperator("In")
+            .withValues("kwok")
+            .endMatchExpression()
+            .endPreference()
+            .endPreferredDuringSchedulingIgnoredDuringExecution()
+            .endNodeAffinity()
+            .build());
+    operator.create(new Database(null, "spread", spec));
+    awaitPhase("spread", Phase.Ready);
+
+    PodSpec template = child(StatefulSet.class, "spread").getSpec().getTemplate().getSpec();
+    assertThat(template.getNodeSelector()).isEqualTo(spec.getNodeSelector());
+    assertThat(template.getPriorityClassName()).isEqualTo(PRIORITY_CLASS);
+    assertThat(template.getTolerations()).isEqualTo(spec.getTolerations());
+    assertThat(template.getTopologySpreadConstraints())
+        .isEqualTo(spec.getTopologySpreadConstraints());
+    assertThat(template.getAffinity().getNodeAffinity())
+        .isEqualTo(spec.getAffinity().getNodeAffinity());
+    assertThat(
+            template
+                .getAffinity()
+                .getPodAntiAffinity()
+                .getPreferredDuringSchedulingIgnoredDuringExecution())
+        .singleElement()
+        .satisfies(
+            t -> {
+              assertThat(t.getWeight()).isEqualTo(100);
+              assertThat(t.getPodAffinityTerm().getTopologyKey()).isEqualTo(Keys.HOSTNAME);
+            });
+
+    List<Pod> pods = pods("spread");
+    assertThat(pods).hasSize(3);
+    assertThat(pods)
+        .allSatisfy(p -> assertThat(p.getSpec().getPriorityClassName()).isEqualTo(PRIORITY_CLASS));
+    assertThat(pods.stream().map(p -> p.getSpec().getNodeName()).distinct().toList())
+        .as("one replica per node")
+        .hasSize(3)
+        .contains(EXTRA_NODE);
+  }
+}

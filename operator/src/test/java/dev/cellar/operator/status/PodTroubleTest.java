@@ -1,0 +1,184 @@
+package dev.cellar.operator.status;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cellar.api.v1.Database;
+import dev.cellar.api.v1.DatabaseStatus;
+import dev.cellar.api.v1.Phase;
+import dev.cellar.operator.status.Conditions.Reason;
+import dev.cellar.operator.status.Conditions.Type;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** Why a pod cannot run, from its status, and how the Database reports it. */
+class PodTroubleTest {
+  static final Instant T0 = StatusFactoryTest.T0;
+
+  static Pod pod(String name, Instant notReadySince, ContainerStatus container) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withCreationTimestamp(notReadySince.toString())
+        .endMetadata()
+        .withNewStatus()
+        .addNewCondition()
+        .withType("Ready")
+        .withStatus("False")
+        .withLastTransitionTime(notReadySince.toString())
+        .endCondition()
+        .withContainerStatuses(container)
+        .endStatus()
+        .build();
+  }
+
+  static ContainerStatus waiting(String reason, String message) {
+    return new ContainerStatusBuilder()
+        .withName("database")
+        .withImage("postgres:99-nope")
+        .withNewState()
+        .withNewWaiting()
+        .withReason(reason)
+        .withMessage(message)
+        .endWaiting()
+        .endState()
+        .build();
+  }
+
+  static ContainerStatus crashing(String lastReason, int exitCode) {
+    return new ContainerStatusBuilder(waiting("CrashLoopBackOff", "back-off 40s restarting"))
+        .withNewLastState()
+        .withNewTerminated()
+        .withReason(lastReason)
+        .withExitCode(exitCode)
+        .endTerminated()
+        .endLastState()
+        .withRestartCount(4)
+        .build();
+  }
+
+  @Test
+  void aFailedPullCountsOnlyAfterItsGrace() {
+    Pod pod = pod("orders-0", T0, waiting("ErrImagePull", "not found\nsecond line"));
+    PodTrouble trouble = PodTrouble.of(List.of(pod)).orElseThrow();
+    assertThat(trouble.reason()).isEqualTo(Reason.IMAGE_PULL_FAILED);
+    assertThat(trouble.message())
+        .contains("orders-0", "postgres:99-nope", "not found", "spec.image")
+        .doesNotContain("second line");
+    assertThat(trouble.counts(T0.plusSeconds(10))).isFalse();
+    assertThat(trouble.countsIn(T0.plusSeconds(10))).contains(Duration.ofSeconds(20));
+    assertThat(trouble.counts(T0.plusSeconds(30))).isTrue();
+    assertThat(trouble.countsIn(T0.plusSeconds(31))).isEmpty();
+  }
+
+  @Test
+  void crashLoopsNameTheLastTermination() {
+    PodTrouble oom =
+        PodTrouble.of(List.of(pod("orders-1", T0, crashing("OOMKilled", 137)))).orElseThrow();
+    assertThat(oom.reason()).isEqualTo(Reason.OOM_KILLED);
+    assertThat(oom.message())
+        .contains("orders-1", "OOMKilled", "137", "spec.resources.limits.memory")
+        .doesNotContain("restart")
+        .doesNotContain("40s");
+    assertThat(oom.counts(T0)).isTrue();
+    PodTrouble crash =
+        PodTrouble.of(List.of(pod("orders-1", T0, crashing("Error", 1)))).orElseThrow();
+    assertThat(crash.reason()).isEqualTo(Reason.CRASH_LOOP);
+    assertThat(crash.message()).contains("kubectl logs orders-1 --previous");
+  }
+
+  @Test
+  void configErrorsAndUnschedulablePods() {
+    PodTrouble config =
+        PodTrouble.of(
+                List.of(
+                    pod(
+                        "orders-0",
+                        T0,
+                        waiting(
+                            "CreateContainerConfigError",
+                            "couldn't find key password in Secret shop/orders-credentials"))))
+            .orElseThrow();
+    assertThat(config.reason()).isEqualTo(Reason.POD_CONFIG_ERROR);
+    assertThat(config.message()).contains("couldn't find key password");
+    Pod unscheduled =
+        new PodBuilder(pod("orders-2", T0, waiting("ContainerCreating", "")))
+            .editStatus()
+            .addNewCondition()
+            .withType("PodScheduled")
+            .withStatus("False")
+            .withReason("Unschedulable")
+            .withMessage("0/3 nodes are available: 3 Insufficient memory.")
+            .withLastTransitionTime(T0.toString())
+            .endCondition()
+            .endStatus()
+            .build();
+    PodTrouble trouble = PodTrouble.of(List.of(unscheduled)).orElseThrow();
+    assertThat(trouble.reason()).isEqualTo(Reason.UNSCHEDULABLE);
+    assertThat(trouble.message()).contains("Insufficient memory");
+    assertThat(trouble.counts(T0.plusSeconds(59))).isFalse();
+  }
+
+  @Test
+  void startingPodsAreNoTrouble() {
+    assertThat(PodTrouble.of(List.of(pod("orders-0", T0, waiting("ContainerCreating", "")))))
+        .isEmpty();
+    assertThat(PodTrouble.of(List.of(pod("orders-0", T0, waiting("PodInitializing", "")))))
+        .isEmpty();
+  }
+
+  static Observed observed(Database db, Optional<StatefulSet> sts, List<Pod> pods) {
+    return StatusFactoryTest.observed(db, sts, pods, Optional.empty(), Optional.empty());
+  }
+
+  @Test
+  void aNewDatabaseThatCannotPullHasFailedAndTheBackOffDoesNotRewriteTheStatus() {
+    Database db = StatusFactoryTest.db("16", 1);
+    db.getSpec().setImage("postgres:99-nope");
+    Optional<StatefulSet> sts = Optional.of(StatusFactoryTest.sts("16", 1, 0, true));
+    Pod failing = pod("orders-0", T0, waiting("ErrImagePull", "manifest unknown"));
+    DatabaseStatus early = StatusFactory.compute(db, observed(db, sts, List.of(failing)), T0);
+    assertThat(StatusFactoryTest.condition(early, Type.DEGRADED).getStatus())
+        .as("within the grace")
+        .isEqualTo("False");
+    DatabaseStatus failed =
+        StatusFactory.compute(db, observed(db, sts, List.of(failing)), T0.plusSeconds(40));
+    assertThat(failed.getPhase()).isEqualTo(Phase.Failed);
+    assertThat(StatusFactoryTest.condition(failed, Type.DEGRADED).getReason())
+        .isEqualTo("ImagePullFailed");
+    assertThat(StatusFactoryTest.condition(failed, Type.DEGRADED).getMessage())
+        .contains("manifest unknown");
+    db.setStatus(failed);
+    Pod backingOff = pod("orders-0", T0, waiting("ImagePullBackOff", "Back-off pulling image"));
+    DatabaseStatus later =
+        StatusFactory.compute(db, observed(db, sts, List.of(backingOff)), T0.plusSeconds(90));
+    assertThat(later).as("the back-off writes nothing").isEqualTo(failed);
+  }
+
+  @Test
+  void aDatabaseThatRanBeforeIsDegradedNotFailed() {
+    Database db = StatusFactoryTest.db("16", 1);
+    DatabaseStatus ready = new DatabaseStatus();
+    ready.setPhase(Phase.Ready);
+    db.setStatus(ready);
+    Optional<StatefulSet> sts = Optional.of(StatusFactoryTest.sts("16", 1, 0, true));
+    DatabaseStatus status =
+        StatusFactory.compute(
+            db,
+            observed(db, sts, List.of(pod("orders-0", T0, crashing("OOMKilled", 137)))),
+            T0.plusSeconds(1));
+    assertThat(status.getPhase()).isEqualTo(Phase.Degraded);
+    assertThat(StatusFactoryTest.condition(status, Type.DEGRADED).getReason())
+        .isEqualTo("OOMKilled");
+    assertThat(EventRecorder.notes(db, ready, status))
+        .extracting(EventRecorder.Note::reason)
+        .contains("OOMKilled");
+  }
+}
