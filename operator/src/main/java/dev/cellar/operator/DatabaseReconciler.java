@@ -146,6 +146,12 @@ public class DatabaseReconciler implements Reconciler<Database> {
   @Override
   public ErrorStatusUpdateControl<Database> updateErrorStatus(
       Database db, Context<Database> context, Exception e) {
+    if (ErrorMessages.namespaceTerminating(e)) {
+      // The namespace is being deleted, the Database with it: recreating what the garbage
+      // collector removes would only be refused again, once per child and retry.
+      log.debug("{} goes with its namespace; not retried", db.getMetadata().getName());
+      return ErrorStatusUpdateControl.<Database>noStatusUpdate().withNoRetry();
+    }
     Observed.Failure failure = ErrorMessages.failure(e);
     log.warn(
         "reconcile of {}/{} failed: {}",

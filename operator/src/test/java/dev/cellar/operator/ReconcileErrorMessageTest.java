@@ -64,4 +64,25 @@ class ReconcileErrorMessageTest {
     String message = ErrorMessages.oneLine(new IllegalStateException("x".repeat(5000)));
     assertThat(message).hasSize(1000).endsWith("...");
   }
+
+  @Test
+  void aNamespaceBeingDeletedIsRecognised() {
+    Map<String, Exception> causes = new LinkedHashMap<>();
+    causes.put(
+        "config",
+        new KubernetesClientException(
+            "Failure executing: POST",
+            403,
+            new StatusBuilder()
+                .withCode(403)
+                .withMessage(
+                    "configmaps \"x-config\" is forbidden: unable to create new content in"
+                        + " namespace shop because it is being terminated")
+                .build()));
+    assertThat(
+            ErrorMessages.namespaceTerminating(
+                new OperatorException(new AggregatedOperatorException("workflow", causes))))
+        .isTrue();
+    assertThat(ErrorMessages.namespaceTerminating(new IllegalStateException("conflict"))).isFalse();
+  }
 }

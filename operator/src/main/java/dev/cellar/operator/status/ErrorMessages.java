@@ -45,6 +45,11 @@ public final class ErrorMessages {
     return new Observed.Failure(loop ? Reason.WRITE_LOOP : Reason.RECONCILE_ERROR, oneLine(e));
   }
 
+  /** Whether the API server refused a write because the namespace is being deleted. */
+  public static boolean namespaceTerminating(Throwable e) {
+    return oneLine(e).contains("because it is being terminated");
+  }
+
   private static String rootMessage(Throwable e) {
     Optional<String> apiServer =
         find(e, KubernetesClientException.class)
