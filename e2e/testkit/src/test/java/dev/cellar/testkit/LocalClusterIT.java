@@ -428,16 +428,8 @@ class LocalClusterIT {
     await("the volume grows with its claim")
         .atMost(WAIT)
         .until(
-            () ->
-                new Quantity("2Gi")
-                    .equals(
-                        client
-                            .persistentVolumes()
-                            .withName(volume)
-                            .get()
-                            .getSpec()
-                            .getCapacity()
-                            .get("storage")));
+            () -> client.persistentVolumes().withName(volume).get().getSpec().getCapacity(),
+            capacity -> new Quantity("2Gi").equals(capacity.get("storage")));
   }
 
   @Test
