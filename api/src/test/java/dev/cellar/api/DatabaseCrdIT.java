@@ -354,6 +354,16 @@ class DatabaseCrdIT {
   }
 
   @Test
+  void versionPartsFitInAnInt() {
+    assertRejected(
+        "engine: mariadb\nversion: \"11.8.99999999999\"\nstorage: 1Gi\n",
+        "spec.version",
+        "version parts may have at most 9 digits: 11.8.99999999999");
+    assertThat(spec(create("engine: mariadb\nversion: \"11.8.999999999\"\nstorage: 1Gi\n")))
+        .containsEntry("version", "11.8.999999999");
+  }
+
+  @Test
   void requestsAboveLimitsAreRefused() {
     assertRejected(
         MINIMAL + "resources: {requests: {cpu: 2}, limits: {cpu: 1500m}}\n",

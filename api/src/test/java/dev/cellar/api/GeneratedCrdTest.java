@@ -97,8 +97,10 @@ class GeneratedCrdTest {
     JSONSchemaProps version = specField("version");
     assertThat(version.getPattern()).isEqualTo("^[0-9]+(\\.[0-9]+){0,2}$");
     // Downgrades are the operator's to refuse: it compares with the version that runs, while a
-    // CEL rule could only compare with the previous spec, which may hold a refused version.
-    assertThat(version.getXKubernetesValidations()).isNullOrEmpty();
+    // CEL rule could only compare with the previous spec, which may hold a refused version. The
+    // one rule bounds each part's digits.
+    assertThat(rules(version)).containsExactly("!self.matches('[0-9]{10,}')");
+    assertThat(version.getMaxLength()).isEqualTo(32L);
   }
 
   @Test

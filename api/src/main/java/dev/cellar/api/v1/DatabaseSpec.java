@@ -147,8 +147,14 @@ public class DatabaseSpec {
           + " downgrade is refused.")
   @Required
   @Pattern(VERSION_PATTERN)
+  @Size(max = 32)
   // No CEL downgrade rule: spec may hold a version the operator refused, and CEL could then
-  // forbid going back to the one that runs. The operator judges against what runs.
+  // forbid going back to the one that runs. The operator judges against what runs. This rule only
+  // keeps each part a number that versions have (and that fits in an int).
+  @ValidationRule(
+      value = "!self.matches('[0-9]{10,}')",
+      messageExpression = "'version parts may have at most 9 digits: ' + self",
+      reason = "FieldValueInvalid")
   private String version;
 
   @JsonPropertyDescription(

@@ -80,4 +80,60 @@ final class Audit {
     }
     return new Counts(seen.size(), by);
   }
+
+  /** One request: its verb, resource (with subresource), object and the API server's answer. */
+  record Request(
+      Instant received, String verb, String resource, String namespace, String name, int code) {}
+
+  /**
+   * Every request by {@code user} received in [{@code from}, {@code to}) in {@code namespace}, each
+   * once (a watch is logged when it starts and when it ends); one pass over the log.
+   */
+  static List<Request> requests(String user, String namespace, Instant from, Instant to) {
+    Path logs = LocalCluster.stateDir().resolve("logs");
+    Set<String> seen = new HashSet<>();
+    List<Request> requests = new java.util.ArrayList<>();
+    List<Path> files;
+    try (Stream<Path> list = Files.list(logs)) {
+      files = list.filter(f -> f.getFileName().toString().startsWith("audit")).toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    String quotedNamespace = "\"namespace\":\"" + namespace + "\"";
+    for (Path file : files) {
+      try (BufferedReader reader = Files.newBufferedReader(file)) {
+        for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+          if (!line.contains(user) || !line.contains(quotedNamespace)) {
+            continue;
+          }
+          JsonNode event = JSON.readTree(line);
+          JsonNode ref = event.path("objectRef");
+          if (!user.equals(event.path("user").path("username").asText())
+              || !namespace.equals(ref.path("namespace").asText())) {
+            continue;
+          }
+          Instant received = Instant.parse(event.path("requestReceivedTimestamp").asText());
+          if (received.isBefore(from) || !received.isBefore(to)) {
+            continue;
+          }
+          if (seen.add(event.path("auditID").asText())) {
+            requests.add(
+                new Request(
+                    received,
+                    event.path("verb").asText(),
+                    ref.path("resource").asText("")
+                        + (ref.hasNonNull("subresource")
+                            ? "/" + ref.path("subresource").asText()
+                            : ""),
+                    namespace,
+                    ref.path("name").asText(""),
+                    event.path("responseStatus").path("code").asInt(0)));
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return requests;
+  }
 }

@@ -166,6 +166,11 @@ class MalformedDatabasesIT {
         new Bad("name starting with a digit", OK, "metadata.name", "DNS-1035 label", "1-db"),
         new Bad("name with a dot", OK, "metadata.name", "DNS-1035 label", "orders.db"),
         new Bad(
+            "version part of ten digits",
+            "engine: postgresql\n  version: \"9999999999\"\n  storage: 10Gi\n",
+            "spec.version",
+            "version parts may have at most 9 digits"),
+        new Bad(
             "storage zero",
             "engine: postgresql\n  version: \"16\"\n  storage: 0Mi\n",
             "spec.storage",
