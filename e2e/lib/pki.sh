@@ -1,18 +1,19 @@
 # shellcheck shell=bash
-# pki and APISERVER_PORT come from the sourcing script:
+# pki and APISERVER_PORT come from the sourcing script (cluster.sh, ports):
 # shellcheck disable=SC2154
-# Certificates and kubeconfigs shared by e2e/local-cluster and e2e/realnode/node.sh. One CA
-# (created by local-cluster) signs the API server's serving certificate and the client
-# certificate of every user of it. Keys are PKCS#8: RSA where any client may read them (the JDK
-# without BouncyCastle too), ECDSA P-256 where only Go programs do, as those take milliseconds to
-# make where RSA takes a quarter of a second each.
+# Certificates and kubeconfigs shared by e2e/local-cluster and e2e/realnode/node.sh (through
+# cluster.sh). One CA (created by local-cluster) signs the API server's serving certificate and the
+# client certificate of every user of it. Keys are PKCS#8: RSA where any client may read them (the
+# JDK without BouncyCastle too), ECDSA P-256 where only Go programs do, as those take milliseconds
+# to make where RSA takes a quarter of a second each. The certificates' extensions: openssl.cnf.
 #
-# The sourcing script sets `pki` (where the CAs are) and may set `certs` (where new keys and
-# certificates go; default: $pki) and APISERVER_PORT (for kubeconfigs).
+# The CAs are in $pki; new keys and certificates go to $certs (default: $pki).
 
 pki_lib=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-CLIENT_EXT='basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth'
+# openssl with openssl.cnf, which names ${ENV::SERVICE_IP} (the API server's certificate, made by
+# local-cluster, which sets it): OpenSSL refuses to read the file at all while that is unset.
+openssl_() { SERVICE_IP=${SERVICE_IP-} openssl "$@"; }
 
 newkey() { # newkey FILE [rsa|ec]
   if [ "${2:-ec}" = rsa ]; then
@@ -25,20 +26,20 @@ newkey() { # newkey FILE [rsa|ec]
 # ca NAME SUBJECT [KEYTYPE]: a self-signed CA in $pki (default key: rsa).
 ca() {
   newkey "$pki/$1.key" "${3:-rsa}"
-  openssl req -x509 -new -key "$pki/$1.key" -subj "$2" -days 3650 -sha256 \
-    -config <(printf '[req]\ndistinguished_name=dn\n[dn]\n[ca]\nbasicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign,digitalSignature\nsubjectKeyIdentifier=hash\n') \
-    -extensions ca -out "$pki/$1.crt" 2>/dev/null
+  openssl_ req -x509 -new -key "$pki/$1.key" -subj "$2" -days 3650 -sha256 \
+    -config "$pki_lib/openssl.cnf" -extensions ca -out "$pki/$1.crt" 2>/dev/null
 }
 
-# cert NAME SUBJECT [EXTENSIONS [CA [KEYTYPE]]]: a key and a certificate in $certs, signed by
-# $pki/CA (defaults: a client certificate, ca, ec).
+# cert NAME SUBJECT [SECTION [CA [KEYTYPE]]]: a key and a certificate in $certs with the
+# extensions of openssl.cnf's SECTION, signed by $pki/CA (defaults: client, ca, ec).
 cert() {
-  local name=$1 subject=$2 ext=${3:-$CLIENT_EXT} ca=${4:-ca} out=${certs:-$pki}
+  local name=$1 subject=$2 section=${3:-client} ca=${4:-ca} out=${certs:-$pki}
   newkey "$out/$name.key" "${5:-ec}"
-  openssl req -new -key "$out/$name.key" -subj "$subject" -out "$out/$name.csr" 2>/dev/null
-  openssl x509 -req -in "$out/$name.csr" -CA "$pki/$ca.crt" -CAkey "$pki/$ca.key" \
+  openssl_ req -new -key "$out/$name.key" -subj "$subject" -out "$out/$name.csr" \
+    -config "$pki_lib/openssl.cnf" 2>/dev/null
+  openssl_ x509 -req -in "$out/$name.csr" -CA "$pki/$ca.crt" -CAkey "$pki/$ca.key" \
     -set_serial "0x$(openssl rand -hex 16)" -days 3650 -sha256 \
-    -extfile <(printf '%b\n' "$ext") -out "$out/$name.crt" 2>/dev/null
+    -extfile "$pki_lib/openssl.cnf" -extensions "$section" -out "$out/$name.crt" 2>/dev/null
   rm -f "$out/$name.csr"
 }
 

@@ -30,15 +30,14 @@ set -euo pipefail
 
 realnode=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 e2e=$(dirname "$realnode")
-cache=${CELLAR_CACHE:-$HOME/.cache/cellar}
-bin=$cache/bin/current      # kubectl
-nodebin=$cache/bin/node     # kubelet, kube-proxy, coredns (e2e/cluster/build.sh node)
-dir=${CELLAR_CLUSTER_DIR:-/dev/shm/cellar-local-cluster}
-case $dir in /*) ;; *) dir=$PWD/$dir ;; esac
-dir=${dir%/}
+sv_prefix=real-node
+# The cluster's state directory and binaries, supervision and certificates: as local-cluster's.
+# shellcheck source=../lib/cluster.sh
+. "$e2e/lib/cluster.sh"
+nodebin=$cache/bin/node # kubelet, kube-proxy, coredns (e2e/cluster/build.sh node)
 node=$dir/node
-pki=$dir/pki
-kubeconfig=$dir/kubeconfig
+# shellcheck disable=SC2034 # read by e2e/lib/supervise.sh and pki.sh
+sv_root=$node certs=$node/pki
 
 NODE_NAME=cellar-real-node
 BRIDGE=cellar-br0
@@ -50,15 +49,6 @@ POD_ACCEPT=(-i "$BRIDGE" -o "$BRIDGE" -m comment --comment "cellar real node: po
 PROVISIONER=cellar.dev/real-node-volume
 COMPONENTS=(containerd kubelet kube-proxy coredns provisioner)
 
-sv_root=$node
-sv_prefix=real-node
-# shellcheck source=../lib/supervise.sh
-. "$e2e/lib/supervise.sh"
-certs=$node/pki
-# shellcheck source=../lib/pki.sh
-. "$e2e/lib/pki.sh"
-
-kubectl_() { "$bin/kubectl" --kubeconfig="$kubeconfig" "$@"; }
 ctr_() { ctr --address "$node/containerd/containerd.sock" -n k8s.io "$@"; }
 
 # ---------------------------------------------------------------------------------------------
@@ -85,7 +75,7 @@ write_containerd_config() {
 write_kubelet_config() {
   mkdir -p "$node/kubelet" "$node/pod-logs"
   # Pods get the cluster's DNS only; nothing of this machine's resolver configuration.
-  printf 'options ndots:5\n' >"$node/resolv.conf"
+  cp "$conf/resolv.conf" "$node/resolv.conf"
   render_config kubelet.yaml "$node/kubelet.yaml"
 }
 
@@ -188,53 +178,51 @@ network_down() {
 }
 
 # ---------------------------------------------------------------------------------------------
-# Readiness checks
+# Components: the command line of each (`start` runs exactly the same again), how to tell it is
+# healthy, and what e2e/lib/supervise.sh asks besides.
 
-containerd_ready() { ctr_ version >/dev/null 2>&1; }
-kubelet_ready() {
-  curl -fsS --noproxy '*' --max-time 2 "http://$NODE_IP:10248/healthz" >/dev/null 2>&1 &&
-    [ "$(kubectl_ get node "$NODE_NAME" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null)" = True ]
-}
-kube_proxy_ready() { curl -fsS --noproxy '*' --max-time 2 "http://$NODE_IP:10256/healthz" >/dev/null 2>&1; }
-coredns_ready() { curl -fsS --noproxy '*' --max-time 2 "http://$NODE_IP:8181/ready" >/dev/null 2>&1; }
-
-# ---------------------------------------------------------------------------------------------
-# Commands
-
-ensure_binaries() { ensure_built node "$nodebin" kubelet kube-proxy coredns; }
-
-# The command line of each component; `start` runs exactly the same again.
 containerd_cmd() {
   # Registry traffic goes to a closed port on loopback: nothing is ever pulled.
   cmd=(env HTTP_PROXY=http://127.0.0.1:9 HTTPS_PROXY=http://127.0.0.1:9 NO_PROXY=
     containerd --config "$node/containerd/config.toml" --log-level warn)
 }
+containerd_health() { ctr_ version >/dev/null 2>&1; }
+containerd_poststart() { "$realnode/images.sh" import "$node/containerd/containerd.sock"; }
+
 kubelet_cmd() {
   cmd=("$nodebin/kubelet" --config="$node/kubelet.yaml" --kubeconfig="$node/kubelet.kubeconfig"
     --root-dir="$node/kubelet" --cert-dir="$node/kubelet/pki" --hostname-override="$NODE_NAME"
     --node-ip="$NODE_IP" --node-labels="cellar.dev/real-node=true" --v=1)
 }
+# Healthy: it serves /healthz and has registered the node, which is Ready.
+kubelet_health() {
+  curl -fsS --noproxy '*' --max-time 2 "http://$NODE_IP:10248/healthz" >/dev/null 2>&1 &&
+    [ "$(kubectl_ get node "$NODE_NAME" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null)" = True ]
+}
+
 kube_proxy_cmd() { cmd=("$nodebin/kube-proxy" --config="$node/kube-proxy.yaml" --v=1); }
+kube_proxy_health() { curl -fsS --noproxy '*' --max-time 2 "http://$NODE_IP:10256/healthz" >/dev/null 2>&1; }
+
 coredns_cmd() { cmd=("$nodebin/coredns" -conf "$node/coredns/Corefile"); }
+coredns_health() { curl -fsS --noproxy '*' --max-time 2 "http://$NODE_IP:8181/ready" >/dev/null 2>&1; }
+
 provisioner_cmd() {
   cmd=(env CELLAR_CLUSTER_DIR="$dir" CELLAR_CACHE="$cache" bash "$realnode/provisioner.sh" "$node/")
 }
-provisioner_ready() { running provisioner; }
+provisioner_health() { running provisioner; }
 
-# start_component NAME: launch it and wait until it is ready.
-start_component() {
-  local name=$1 cmd=() timeout=60
-  "${name//-/_}_cmd"
-  [ "$name" != kubelet ] || timeout=120
-  launch "$name" "${cmd[@]}"
-  await "$name" "$timeout" "${name//-/_}_ready"
-  case $name in
-    containerd)
-      say "containerd is up ($(containerd --version | awk '{print $3}'))"
-      "$realnode/images.sh" import "$node/containerd/containerd.sock" ;;
-    kubelet) say "kubelet registered $NODE_NAME and it is Ready ($("$nodebin/kubelet" --version))" ;;
+timeout_of() { case $1 in kubelet) echo 120 ;; *) echo 60 ;; esac; }
+detail() {
+  case $1 in
+    containerd) echo ", $(containerd --version | awk '{print $3}')" ;;
+    kubelet) echo ", $NODE_NAME Ready, $("$nodebin/kubelet" --version)" ;;
   esac
 }
+
+# ---------------------------------------------------------------------------------------------
+# Commands
+
+ensure_binaries() { ensure_built node "$nodebin" kubelet kube-proxy coredns; }
 
 # Every component that is not running, in order; running pods and volumes are kept.
 start_stopped() {
@@ -244,11 +232,9 @@ start_stopped() {
 }
 
 load_cluster() {
-  { [ -f "$dir/ports" ] && [ -f "$pki/ca.key" ]; } || die "no local cluster in $dir: run e2e/local-cluster up first"
-  # shellcheck source=/dev/null
-  . "$dir/ports"
-  curl -fsS --noproxy '*' --max-time 2 --cacert "$pki/ca.crt" "https://127.0.0.1:$APISERVER_PORT/readyz" >/dev/null 2>&1 ||
-    die "the local cluster in $dir does not answer: run e2e/local-cluster up first"
+  load_ports
+  [ -f "$pki/ca.key" ] || die "no local cluster's CA in $pki: run e2e/local-cluster up first"
+  apiserver_health || die "the local cluster in $dir does not answer: run e2e/local-cluster up first"
 }
 
 cmd_up() {
@@ -256,12 +242,12 @@ cmd_up() {
   [ "$(id -u)" = 0 ] || die "the real node needs root (containerd, mounts, iptables, a bridge)"
   load_cluster
   if [ -f "$node/.complete" ]; then
-    local all=true
-    for c in "${COMPONENTS[@]}"; do running "$c" || all=false; done
-    if $all; then say "already running in $node"; return 0; fi
+    if all_running; then say "already running in $node"; return 0; fi
     say "restarting the stopped components of the node in $node (pods and volumes are kept)"
     ensure_binaries
+    guard stop_started
     start_stopped
+    finish
     say "node $NODE_NAME ready in $((SECONDS - t0)) s"
     return 0
   elif [ -d "$node" ]; then
@@ -273,10 +259,7 @@ cmd_up() {
   "$realnode/install-deps.sh"
   ensure_binaries
   mkdir -p "$node"/{logs,pids,pki,volumes}
-  finished=false
-  trap 'if ! $finished; then say "node up did not finish; removing what it started"; cmd_down; fi' EXIT
-  trap 'exit 130' INT
-  trap 'exit 143' TERM
+  guard up_failed
   cert kubelet "/O=system:nodes/CN=system:node:$NODE_NAME"
   cert kube-proxy "/CN=system:kube-proxy"
   cert coredns "/CN=cellar-real-node-coredns"
@@ -289,31 +272,32 @@ cmd_up() {
   bootstrap_objects
   start_stopped
   date -u +%FT%TZ >"$node/.complete"
-  finished=true
-  trap - EXIT INT TERM
+  finish
   say "node $NODE_NAME ready in $((SECONDS - t0)) s; logs in $node/logs; StorageClass real-local"
 }
+
+up_failed() { say "node up did not finish; removing what it started"; cmd_down; }
 
 # stop COMPONENT / start COMPONENT: for fault tests; pods keep running without the kubelet or
 # containerd, as on any node.
 cmd_stop() {
   check_component "${1:-}"
   [ -f "$node/.complete" ] || die "no real node in $dir"
-  if running "$1"; then say "stopping $1 (pid $(pid_of "$1"))"; stop_component "$1" || die "$1 did not stop"; else say "$1 is not running"; fi
+  running "$1" || say "$1 is not running"
+  stop_running "$1"
 }
 cmd_start() {
   check_component "${1:-}"
   [ -f "$node/.complete" ] || die "no real node in $dir (run: node up)"
   load_cluster
-  if running "$1"; then say "$1 already runs (pid $(pid_of "$1"))"; return 0; fi
-  start_component "$1"
+  start_one "$1"
 }
 
 # Every pod sandbox of the node stopped and removed through containerd, which tears down their
 # network namespaces; what the kubelet mounted for pods is unmounted.
 remove_pods() {
   local id ns
-  if containerd_ready; then
+  if containerd_health; then
     for id in $(ctr_ tasks ls -q 2>/dev/null); do ctr_ tasks kill -s SIGKILL "$id" >/dev/null 2>&1 || true; done
     local deadline=$((SECONDS + 20))
     while [ -n "$(ctr_ tasks ls -q 2>/dev/null)" ] && [ $SECONDS -lt $deadline ]; do
@@ -367,29 +351,17 @@ cmd_down() {
 }
 
 cmd_status() {
-  local c pid all=0
   [ -d "$node" ] || { echo "no real node in $dir"; return 3; }
-  printf '%-12s %-8s %-8s %s\n' COMPONENT STATE PID LOG
-  for c in "${COMPONENTS[@]}"; do
-    if pid=$(pid_of "$c"); then
-      printf '%-12s %-8s %-8s %s\n' "$c" running "$pid" "$(logfile "$c")"
-    else
-      printf '%-12s %-8s %-8s %s\n' "$c" stopped - "$(logfile "$c")"
-      all=3
-    fi
-  done
-  return $all
+  print_status
 }
 
 # One command at a time for this cluster's node.
-mkdir -p "$(dirname "$dir")"
-exec 9>"$dir.node.lock"
-flock -w 600 9 || die "another real-node command holds $dir.node.lock for 10 minutes"
+lock "$dir.node.lock"
 case ${1:-} in
   up) cmd_up ;;
   down) cmd_down ;;
   status) cmd_status ;;
   stop) cmd_stop "${2:-}" ;;
   start) cmd_start "${2:-}" ;;
-  *) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
+  *) usage ;;
 esac

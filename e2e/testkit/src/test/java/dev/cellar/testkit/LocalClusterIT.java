@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -28,6 +29,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
 import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -109,6 +111,32 @@ class LocalClusterIT {
       assertThat(pvc.getStatus().getPhase()).isEqualTo("Bound");
       assertThat(pvc.getSpec().getStorageClassName()).as("the default class").isEqualTo("standard");
     }
+    // Idle objects stay idle, as on a real cluster: an operator's "nothing to write" tests rely on
+    // kwok not rewriting its pods and claims.
+    Map<String, String> versions = podAndClaimVersions();
+    await("the pods and claims are not rewritten while idle")
+        .during(Duration.ofSeconds(15))
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> podAndClaimVersions().equals(versions));
+  }
+
+  static Map<String, String> podAndClaimVersions() {
+    Map<String, String> versions = new TreeMap<>();
+    client
+        .pods()
+        .inNamespace(ns)
+        .withLabel("app", "web")
+        .list()
+        .getItems()
+        .forEach(p -> versions.put("pod/" + name(p), p.getMetadata().getResourceVersion()));
+    client.persistentVolumeClaims().inNamespace(ns).list().getItems().stream()
+        .filter(c -> name(c).startsWith("data-web-"))
+        .forEach(c -> versions.put("pvc/" + name(c), c.getMetadata().getResourceVersion()));
+    return versions;
+  }
+
+  static String name(HasMetadata object) {
+    return object.getMetadata().getName();
   }
 
   @Test
@@ -396,6 +424,41 @@ class LocalClusterIT {
         .hasMessageContaining("storageclass that provisions the pvc must support resize");
     assertThat(standard).isNotNull();
     assertThat(fixed).isNotNull();
+    String volume = volumeOf("grows");
+    await("the volume grows with its claim")
+        .atMost(WAIT)
+        .until(
+            () -> client.persistentVolumes().withName(volume).get().getSpec().getCapacity(),
+            capacity -> new Quantity("2Gi").equals(capacity.get("storage")));
+  }
+
+  @Test
+  void aVolumeOfAClassThatDeletesGoesWithItsClaim() {
+    claim("goes", "standard");
+    await("bound").atMost(WAIT).until(() -> phase("goes").equals("Bound"));
+    String volume = volumeOf("goes");
+    assertThat(
+            client
+                .persistentVolumes()
+                .withName(volume)
+                .get()
+                .getSpec()
+                .getPersistentVolumeReclaimPolicy())
+        .isEqualTo("Delete");
+    client.persistentVolumeClaims().inNamespace(ns).withName("goes").delete();
+    await("the volume deleted")
+        .atMost(WAIT)
+        .until(() -> client.persistentVolumes().withName(volume).get() == null);
+  }
+
+  static String volumeOf(String claim) {
+    return client
+        .persistentVolumeClaims()
+        .inNamespace(ns)
+        .withName(claim)
+        .get()
+        .getSpec()
+        .getVolumeName();
   }
 
   static PersistentVolumeClaim claim(String name, String storageClass) {
