@@ -27,6 +27,9 @@ class ControlPlaneRestartIT {
 
   @BeforeAll
   static void install() {
+    Assumptions.assumeTrue(
+        clusterExtension.cluster().isLocal(),
+        "stopping control-plane components needs the local cluster");
     cellar = Cellar.install("control-plane-restart");
     client = clusterExtension.client();
     ns = clusterExtension.newNamespace();
@@ -34,7 +37,9 @@ class ControlPlaneRestartIT {
 
   @AfterAll
   static void stop() {
-    cellar.close();
+    if (cellar != null) {
+      cellar.close();
+    }
   }
 
   Database createAndAwaitReady(String name) {
@@ -62,8 +67,6 @@ class ControlPlaneRestartIT {
   @ParameterizedTest
   @ValueSource(strings = {"apiserver", "etcd"})
   void theOperatorRecoversWithoutARestart(String component) {
-    Assumptions.assumeTrue(
-        cellar.cluster.isLocal(), "stopping control-plane components needs the local cluster");
     createAndAwaitReady("before-" + component);
     long pid = cellar.pid();
     cellar.cluster.stop(component);

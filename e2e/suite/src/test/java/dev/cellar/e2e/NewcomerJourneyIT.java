@@ -6,21 +6,36 @@ import static org.awaitility.Awaitility.await;
 import dev.cellar.testkit.LocalCluster;
 import dev.cellar.testkit.LocalClusterExtension;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** What a newcomer does after installing Cellar, driven with kubectl only. */
+/**
+ * What a newcomer does after installing Cellar, driven with kubectl only: the examples of
+ * deploy/examples, each at its engine and version, or on a cluster whose nodes lack the official
+ * images with the ones CELLAR_E2E_IMAGES names (see {@link UpstreamImages}).
+ */
 class NewcomerJourneyIT {
   @RegisterExtension static LocalClusterExtension clusterExtension = new LocalClusterExtension();
 
   static Cellar cellar;
   static String ns;
+  static final Map<String, UpstreamImages.Run> runs = new HashMap<>();
 
   @BeforeAll
   static void install() {
-    UpstreamImages.assumeAvailable(clusterExtension.cluster(), UpstreamImages.EXAMPLES);
+    for (String file : List.of("postgresql.yaml", "mysql.yaml", "mariadb.yaml")) {
+      runs.put(
+          file,
+          UpstreamImages.forExample(
+              clusterExtension.cluster(),
+              LocalCluster.repoRoot().resolve("deploy/examples").resolve(file)));
+    }
     cellar = Cellar.install("newcomer-journey");
     ns = clusterExtension.newNamespace();
   }
@@ -48,8 +63,17 @@ class NewcomerJourneyIT {
     return result;
   }
 
+  /** The example to apply: the file, with the engine, version and image that run here. */
   static String example(String file) {
-    return LocalCluster.repoRoot().resolve("deploy/examples").resolve(file).toString();
+    return runs.get(file)
+        .apply(LocalCluster.repoRoot().resolve("deploy/examples").resolve(file))
+        .toString();
+  }
+
+  /** ENGINE\s+VERSION of the example as it runs here, for the table's columns. */
+  static String columns(String file) {
+    UpstreamImages.Run run = runs.get(file);
+    return Pattern.quote(run.engine()) + "\\s+" + Pattern.quote(run.version());
   }
 
   @Test
@@ -74,9 +98,9 @@ class NewcomerJourneyIT {
     assertThat(table.lines().findFirst().orElseThrow())
         .containsSubsequence("NAME", "ENGINE", "VERSION", "REPLICAS", "READY", "STATUS", "AGE");
     assertThat(table)
-        .containsPattern("orders-db\\s+postgresql\\s+16\\s+2\\s+2\\s+Ready")
-        .containsPattern("inventory-db\\s+mysql\\s+8\\.4\\s+1\\s+1\\s+Ready")
-        .containsPattern("sessions-db\\s+mariadb\\s+11\\.4\\s+1\\s+1\\s+Ready");
+        .containsPattern("orders-db\\s+" + columns("postgresql.yaml") + "\\s+2\\s+2\\s+Ready")
+        .containsPattern("inventory-db\\s+" + columns("mysql.yaml") + "\\s+1\\s+1\\s+Ready")
+        .containsPattern("sessions-db\\s+" + columns("mariadb.yaml") + "\\s+1\\s+1\\s+Ready");
     assertThat(ok("get", "db", "orders-db", "-o", "wide").stdout())
         .contains("ENDPOINT")
         .contains("orders-db." + ns + ".svc.cluster.local:5432");

@@ -2,6 +2,7 @@ package dev.cellar.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
@@ -23,7 +24,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * kill -9 in the middle of a burst of creates: everything converges, once, with no Secret
- * rewritten.
+ * rewritten. On the local cluster only: 50 Databases Ready on a cluster of real nodes are 50 real
+ * servers, more than a test cluster holds, and the operator's bookkeeping proven here is the same
+ * on any cluster (OperatorDeploymentIT kills the Deployment's leader pod on kind).
  */
 class OperatorCrashIT {
   @RegisterExtension static LocalClusterExtension clusterExtension = new LocalClusterExtension();
@@ -35,8 +38,9 @@ class OperatorCrashIT {
 
   @BeforeAll
   static void install() {
-    UpstreamImages.assumeAvailable(
-        clusterExtension.cluster(), List.of("postgres:16", "mysql:8.4", "mariadb:11.4"));
+    assumeTrue(
+        clusterExtension.cluster().isLocal(),
+        "50 real database servers: the local cluster's kwok nodes only");
     cellar = Cellar.install("operator-crash");
     client = clusterExtension.client();
     ns = clusterExtension.newNamespace();

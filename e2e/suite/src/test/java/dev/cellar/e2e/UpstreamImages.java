@@ -6,48 +6,167 @@ import dev.cellar.testkit.LocalCluster;
 import io.fabric8.kubernetes.api.model.ContainerImage;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * Scenarios whose Databases must become Ready run the engines' official images (postgres, mysql,
  * mariadb at the examples' versions). The local cluster's kwok nodes need no image; a cluster of
- * real nodes needs them on its nodes or pullable. Where no registry is reachable (the kind cluster
- * of e2e/kind on the machines this project is built on), they are skipped unless the nodes already
- * hold the images; {@code CELLAR_E2E_PULL_IMAGES=true} says the nodes can pull them.
+ * real nodes needs them on its nodes or pullable ({@code CELLAR_E2E_PULL_IMAGES=true} says the
+ * nodes can pull them).
+ *
+ * <p>Where no registry is reachable (the kind cluster of e2e/kind on the machines this project is
+ * built on), {@code CELLAR_E2E_IMAGES=engine=image,...} names the engines' images the nodes hold
+ * instead ({@code e2e/kind/kind-cluster engine-images} prints them): an example whose official
+ * image the nodes lack then runs with the image of its engine, the image's tag as its version, and
+ * a MySQL example with MariaDB's image as a MariaDB Database when no MySQL image is named (the same
+ * family; no image is ever used under an engine it is not). The substitution is printed, and the
+ * scenarios assert on the engine and version that actually run.
  */
 final class UpstreamImages {
-  static final List<String> EXAMPLES = List.of("postgres:16", "mysql:8.4", "mariadb:11.4");
+  private static final Map<String, String> OFFICIAL_REPOSITORY =
+      Map.of("postgresql", "postgres", "mysql", "mysql", "mariadb", "mariadb");
 
   private UpstreamImages() {}
 
-  static void assumeAvailable(LocalCluster cluster, List<String> images) {
+  /** What runs for an example: its engine and version, and the image (null: the official one). */
+  record Run(String engine, String version, String image) {
+    String officialImage() {
+      return OFFICIAL_REPOSITORY.get(engine) + ":" + version;
+    }
+
+    /**
+     * The example's manifest with this engine, version and image (the file itself if unchanged).
+     */
+    Path apply(Path example) {
+      try {
+        String yaml = Files.readString(example);
+        if (image == null
+            && engine.equals(field(yaml, "engine"))
+            && version.equals(field(yaml, "version"))) {
+          return example;
+        }
+        String changed =
+            yaml.replaceFirst("(?m)^([ \\t]+)engine:.*$", "$1engine: " + engine)
+                .replaceFirst(
+                    "(?m)^([ \\t]+)version:.*$",
+                    "$1version: \""
+                        + version
+                        + "\""
+                        + (image == null ? "" : "\n$1image: " + image));
+        Path file = Files.createTempFile("example-", ".yaml");
+        Files.writeString(file, changed);
+        file.toFile().deleteOnExit();
+        return file;
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+
+  /** The value of a top-level spec field ({@code engine}, {@code version}) in an example's YAML. */
+  static String field(String yaml, String name) {
+    Matcher m = Pattern.compile("(?m)^[ \\t]+" + name + ":\\s*\"?([^\"\\s#]+)\"?").matcher(yaml);
+    if (!m.find()) {
+      throw new IllegalArgumentException("no " + name + " in " + yaml);
+    }
+    return m.group(1);
+  }
+
+  /**
+   * What runs for the example at {@code example} (deploy/examples) on this cluster; skips the
+   * calling scenario (an assumption) when the nodes hold neither the official image nor a
+   * substitute.
+   */
+  static Run forExample(LocalCluster cluster, Path example) {
+    String yaml;
+    try {
+      yaml = Files.readString(example);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    Run official = new Run(field(yaml, "engine"), field(yaml, "version"), null);
     if (cluster.isLocal() || "true".equals(System.getenv("CELLAR_E2E_PULL_IMAGES"))) {
-      return;
+      return official;
     }
-    Set<String> present;
-    try (KubernetesClient client = cluster.newClient()) {
-      present =
-          client.nodes().list().getItems().stream()
-              .map(Node::getStatus)
-              .flatMap(
-                  s ->
-                      s.getImages() == null ? java.util.stream.Stream.of() : s.getImages().stream())
-              .map(ContainerImage::getNames)
-              .flatMap(List::stream)
-              .collect(Collectors.toSet());
+    Set<String> present = nodeImages(cluster);
+    if (held(present, official.officialImage())) {
+      return official;
     }
-    List<String> missing =
-        images.stream()
-            .filter(
-                image ->
-                    present.stream().noneMatch(n -> n.equals(image) || n.endsWith("/" + image)))
-            .toList();
+    Map<String, String> substitutes = substitutes();
+    Optional<Run> substitute =
+        Stream.of(official.engine(), "mysql".equals(official.engine()) ? "mariadb" : "")
+            .filter(substitutes::containsKey)
+            .findFirst()
+            .map(e -> new Run(e, tag(substitutes.get(e)), substitutes.get(e)));
     assumeTrue(
-        missing.isEmpty(),
+        substitute.isPresent(),
         "the nodes lack "
-            + missing
-            + " and may not pull them (CELLAR_E2E_PULL_IMAGES=true if they can)");
+            + official.officialImage()
+            + " and may not pull it (CELLAR_E2E_PULL_IMAGES=true if they can; CELLAR_E2E_IMAGES="
+            + "engine=image,... names the engines' images they hold)");
+    Run run = substitute.get();
+    assumeTrue(
+        held(present, run.image()),
+        "CELLAR_E2E_IMAGES names " + run.image() + ", which the nodes do not hold");
+    System.out.printf(
+        "%s: %s %s runs as %s %s from %s (CELLAR_E2E_IMAGES: the nodes lack %s)%n",
+        example.getFileName(),
+        official.engine(),
+        official.version(),
+        run.engine(),
+        run.version(),
+        run.image(),
+        official.officialImage());
+    return run;
+  }
+
+  /** CELLAR_E2E_IMAGES: {@code engine=image} pairs, comma-separated. */
+  static Map<String, String> substitutes() {
+    Map<String, String> map = new LinkedHashMap<>();
+    String value = Optional.ofNullable(System.getenv("CELLAR_E2E_IMAGES")).orElse("");
+    for (String pair : value.split(",")) {
+      String[] kv = pair.strip().split("=", 2);
+      if (kv.length == 2 && !kv[0].isBlank() && !kv[1].isBlank()) {
+        map.put(kv[0].strip(), kv[1].strip());
+      }
+    }
+    return map;
+  }
+
+  /** An image reference's tag (its version, for the project's images). */
+  static String tag(String image) {
+    int slash = image.lastIndexOf('/');
+    int colon = image.lastIndexOf(':');
+    if (colon <= slash) {
+      throw new IllegalArgumentException("CELLAR_E2E_IMAGES: " + image + " has no tag");
+    }
+    return image.substring(colon + 1);
+  }
+
+  static boolean held(Set<String> present, String image) {
+    return present.stream().anyMatch(n -> n.equals(image) || n.endsWith("/" + image));
+  }
+
+  static Set<String> nodeImages(LocalCluster cluster) {
+    try (KubernetesClient client = cluster.newClient()) {
+      return client.nodes().list().getItems().stream()
+          .map(Node::getStatus)
+          .flatMap(s -> s.getImages() == null ? Stream.of() : s.getImages().stream())
+          .map(ContainerImage::getNames)
+          .flatMap(List::stream)
+          .collect(Collectors.toSet());
+    }
   }
 }

@@ -169,13 +169,21 @@ public final class LocalCluster {
     return exec(command, null);
   }
 
+  /**
+   * The kubectl built with the local cluster (bin/current), else the one built with the kind node
+   * image (bin/kind, when only e2e/kind/kind-cluster ran), else kubectl from PATH.
+   */
   private String kubectlBinary() {
-    Path built =
+    Path cache =
         Path.of(
             Optional.ofNullable(System.getenv("CELLAR_CACHE"))
-                .orElse(System.getProperty("user.home") + "/.cache/cellar"),
-            "bin/current/kubectl");
-    return Files.isExecutable(built) ? built.toString() : "kubectl";
+                .orElse(System.getProperty("user.home") + "/.cache/cellar"));
+    return java.util.stream.Stream.of("bin/current/kubectl", "bin/kind/kubectl")
+        .map(cache::resolve)
+        .filter(Files::isExecutable)
+        .map(Path::toString)
+        .findFirst()
+        .orElse("kubectl");
   }
 
   private static Result run(Path script, String... args) {
