@@ -32,11 +32,12 @@ ref() {
   esac
 }
 
-# Debian packages each database image installs (besides the essential set).
+# Debian packages each database image installs (besides the essential set). curl (7.75+, for its
+# AWS signatures) and the CA certificates carry backups to and from S3-compatible object storage.
 packages() {
   case $1 in
-    postgres) echo mawk postgresql-15 postgresql-client-15 ;;
-    mariadb) echo mawk mariadb-server mariadb-client ;;
+    postgres) echo mawk curl ca-certificates postgresql-15 postgresql-client-15 ;;
+    mariadb) echo mawk curl ca-certificates mariadb-server mariadb-client ;;
   esac
 }
 
