@@ -59,6 +59,15 @@ class HelmChartIT {
     return client.apps().deployments().inNamespace(NAMESPACE).withName(RELEASE + "-operator").get();
   }
 
+  static Object crd() {
+    return client
+        .apiextensions()
+        .v1()
+        .customResourceDefinitions()
+        .withName("databases.cellar.dev")
+        .get();
+  }
+
   static void awaitRolledOut(long generation) {
     await("Deployment generation " + generation + " rolled out")
         .atMost(Duration.ofMinutes(2))
@@ -88,14 +97,7 @@ class HelmChartIT {
     assertThat(
             client.serviceAccounts().inNamespace(NAMESPACE).withName(RELEASE + "-operator").get())
         .isNotNull();
-    assertThat(
-            client
-                .apiextensions()
-                .v1()
-                .customResourceDefinitions()
-                .withName("databases.cellar.dev")
-                .get())
-        .isNotNull();
+    assertThat(crd()).isNotNull();
     awaitRolledOut(1);
 
     String ns = clusterExtension.newNamespace();
@@ -118,15 +120,7 @@ class HelmChartIT {
     helm("uninstall", RELEASE, "-n", NAMESPACE, "--wait");
     assertThat(deployment()).isNull();
     assertThat(client.rbac().clusterRoles().withName(RELEASE + "-operator").get()).isNull();
-    assertThat(
-            client
-                .apiextensions()
-                .v1()
-                .customResourceDefinitions()
-                .withName("databases.cellar.dev")
-                .get())
-        .as("the CRD stays: deleting it would delete every Database")
-        .isNotNull();
+    assertThat(crd()).as("the CRD stays: deleting it would delete every Database").isNotNull();
     assertThat(client.resources(Database.class).inNamespace(ns).withName("kept").get())
         .as("a Database outlives the chart")
         .isNotNull();
