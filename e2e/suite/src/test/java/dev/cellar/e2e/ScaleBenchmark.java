@@ -168,6 +168,7 @@ class ScaleBenchmark {
       row.heapUsed = heapUsed(cellar);
       LocalCluster.exec(List.of("jcmd", String.valueOf(cellar.pid()), "GC.run"), null);
       row.heapLive = heapUsed(cellar);
+      histogram(cellar.pid(), n);
 
       // Idle: what the operator writes and reads while nothing changes.
       Instant idleStart = Instant.now();
@@ -233,6 +234,10 @@ class ScaleBenchmark {
       children = Floor.children(client);
     }
 
+    if (!Boolean.parseBoolean(System.getProperty("bench.floor", "true"))) {
+      row.floor = null; // CELLAR_BENCH_FLOOR=false: Cellar's side only (memory work)
+      return row;
+    }
     // The floor: the same children from a plain client, on a fresh cluster.
     cluster.recreate();
     try (KubernetesClient client = cluster.newClient()) {
@@ -250,6 +255,18 @@ class ScaleBenchmark {
       row.floor = Duration.between(start, ready.last());
     }
     return row;
+  }
+
+  /**
+   * What the operator's live heap holds, by class (a full GC first): target/bench/histogram-N.txt,
+   * the evidence behind docs/benchmarks.md's memory findings.
+   */
+  static void histogram(long pid, int n) throws java.io.IOException {
+    LocalCluster.Result histogram =
+        LocalCluster.exec(List.of("jcmd", String.valueOf(pid), "GC.class_histogram"), null);
+    java.nio.file.Path out = java.nio.file.Path.of("target/bench/histogram-" + n + ".txt");
+    Files.createDirectories(out.getParent());
+    Files.writeString(out, histogram.stdout());
   }
 
   /** A cluster ready for {@code n} Databases: nodes for their pods and the namespace. */
