@@ -100,7 +100,7 @@ public final class CellarOperator {
           if (!settings.watchNamespaces().isEmpty()) {
             c.settingNamespaces(settings.watchNamespaces());
           }
-          if (settings.watchNamespaces().size() <= 1) {
+          if (CachePruning.forNamespaces(settings.watchNamespaces())) {
             // The Databases' informer keeps them without managedFields (CachePruning).
             c.withItemStore(CachePruning.store());
           }

@@ -121,7 +121,8 @@ class ScaleBenchmark {
     LocalCluster cluster = LocalCluster.get();
     cluster.recreate();
     BenchReport.Row row = new BenchReport.Row(n);
-    Duration deadline = Duration.ofMinutes(10).plusSeconds(n);
+    Duration deadline =
+        Duration.ofMinutes(Long.getLong("bench.deadlineMinutes", 10)).plusSeconds(n);
     List<List<HasMetadata>> children;
     try (KubernetesClient client = cluster.newClient();
         Cellar cellar =

@@ -70,7 +70,15 @@ public final class CachePruning {
    * namespaces (WATCH_NAMESPACES with more than one) the cache stays unpruned.
    */
   public static boolean forNamespaces(java.util.Set<String> namespaces) {
-    return namespaces.size() <= 1;
+    return namespaces.size() <= 1 && enabled();
+  }
+
+  /**
+   * Off with {@code -Dcellar.cachePruning=false}: whole objects in every cache, as before pruning
+   * (for benchmarks that measure what pruning saves, and as an escape hatch).
+   */
+  public static boolean enabled() {
+    return !"false".equals(System.getProperty("cellar.cachePruning"));
   }
 
   /** {@code r} with what Cellar does not read removed, in place; returns {@code r}. */
