@@ -2,6 +2,7 @@ package dev.cellar.operator.cache;
 
 import dev.cellar.api.v1.Database;
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.FieldsV1;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.UnaryOperator;
 
 /**
@@ -30,7 +32,8 @@ import java.util.function.UnaryOperator;
  *   <li>{@code metadata.managedFields} (about 45 % of a pod, StatefulSet or Service as the API
  *       server sends them) go, except on the kinds matched by server-side apply (StatefulSet, PVC,
  *       CronJob, PodDisruptionBudget), where JOSDK's SSA matcher needs the {@code Apply} entries
- *       (Cellar's own); the other managers' entries go there too.
+ *       (Cellar's own); the other managers' entries go there too, and identical Apply field sets
+ *       (the same for every StatefulSet of an engine) are kept once.
  *   <li>ConfigMaps keep their metadata and, in place of their files (about 22 KB of engine scripts
  *       each), the SHA-256 of the files under {@link #DATA_HASH}, a key no ConfigMap on a server
  *       can have (keys may not contain a slash). {@code ConfigMapDependent} compares that hash with
@@ -51,6 +54,14 @@ public final class CachePruning {
   public static final String DATA_HASH = "cellar.dev/data-sha256";
 
   private static final String APPLY = "Apply";
+
+  /**
+   * Field sets seen in Apply entries, by content; bounded, since field names (not values) vary only
+   * with what Cellar applies (engine, replicas, backups), not with each Database.
+   */
+  private static final Map<Map<String, Object>, FieldsV1> SHARED_FIELDS = new ConcurrentHashMap<>();
+
+  private static final int MAX_SHARED_FIELDS = 512;
   private static final String LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 
   private CachePruning() {}
@@ -122,7 +133,27 @@ public final class CachePruning {
         r.getMetadata().getManagedFields().stream()
             .filter(e -> APPLY.equals(e.getOperation()))
             .toList();
-    r.getMetadata().setManagedFields(applied.isEmpty() ? null : applied);
+    applied.forEach(CachePruning::shareFields);
+    // Empty rather than null: JOSDK's SSA matcher streams the list (and finds no entry of its own).
+    r.getMetadata().setManagedFields(applied);
+  }
+
+  /**
+   * Identical field sets, one instance: every StatefulSet (or CronJob) Cellar applies for an engine
+   * lists the same field names, a few KB of nested maps each. JOSDK's matcher only reads them.
+   */
+  private static void shareFields(ManagedFieldsEntry entry) {
+    FieldsV1 fields = entry.getFieldsV1();
+    if (fields == null || fields.getAdditionalProperties() == null) {
+      return;
+    }
+    FieldsV1 shared = SHARED_FIELDS.get(fields.getAdditionalProperties());
+    if (shared == null && SHARED_FIELDS.size() < MAX_SHARED_FIELDS) {
+      shared = SHARED_FIELDS.putIfAbsent(fields.getAdditionalProperties(), fields);
+    }
+    if (shared != null) {
+      entry.setFieldsV1(shared);
+    }
   }
 
   private static void pruneConfigMap(ConfigMap cm) {

@@ -146,6 +146,45 @@ class CachePruningTest {
   }
 
   @Test
+  void identicalApplyFieldSetsAreKeptOnce() {
+    StatefulSet a = statefulSetApplying(Map.of("f:spec", Map.of("f:replicas", Map.of())));
+    StatefulSet b = statefulSetApplying(Map.of("f:spec", Map.of("f:replicas", Map.of())));
+    StatefulSet c = statefulSetApplying(Map.of("f:spec", Map.of("f:template", Map.of())));
+    CachePruning.prune(a);
+    CachePruning.prune(b);
+    CachePruning.prune(c);
+    assertThat(b.getMetadata().getManagedFields().get(0).getFieldsV1())
+        .isSameAs(a.getMetadata().getManagedFields().get(0).getFieldsV1());
+    assertThat(c.getMetadata().getManagedFields().get(0).getFieldsV1().getAdditionalProperties())
+        .containsOnlyKeys("f:spec")
+        .isNotEqualTo(
+            a.getMetadata().getManagedFields().get(0).getFieldsV1().getAdditionalProperties());
+  }
+
+  @Test
+  void noApplyEntryLeavesAnEmptyListForJosdksMatcher() {
+    StatefulSet sts =
+        new StatefulSetBuilder().withNewMetadata().withManagedFields(UPDATE).endMetadata().build();
+    CachePruning.prune(sts);
+    assertThat(sts.getMetadata().getManagedFields()).isEmpty();
+  }
+
+  static StatefulSet statefulSetApplying(Map<String, Object> fields) {
+    io.fabric8.kubernetes.api.model.FieldsV1 f = new io.fabric8.kubernetes.api.model.FieldsV1();
+    fields.forEach(f::setAdditionalProperty);
+    return new StatefulSetBuilder()
+        .withNewMetadata()
+        .withName("db")
+        .addNewManagedField()
+        .withManager("databasereconciler")
+        .withOperation("Apply")
+        .withFieldsV1(f)
+        .endManagedField()
+        .endMetadata()
+        .build();
+  }
+
+  @Test
   void theStoreKeepsThePrunedObjectUnderItsKey() {
     ItemStore<ConfigMap> store = CachePruning.store();
     ConfigMap cm = configMap(Map.of("a.sh", "echo a\n"));
