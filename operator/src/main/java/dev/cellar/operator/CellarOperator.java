@@ -1,6 +1,7 @@
 package dev.cellar.operator;
 
 import dev.cellar.api.v1.Database;
+import dev.cellar.operator.cache.CachePruning;
 import dev.cellar.operator.runtime.ApiServerWait;
 import dev.cellar.operator.runtime.LogFormats;
 import dev.cellar.operator.runtime.OperatorHttpServer;
@@ -98,6 +99,10 @@ public final class CellarOperator {
         c -> {
           if (!settings.watchNamespaces().isEmpty()) {
             c.settingNamespaces(settings.watchNamespaces());
+          }
+          if (CachePruning.forNamespaces(settings.watchNamespaces())) {
+            // The Databases' informer keeps them without managedFields (CachePruning).
+            c.withItemStore(CachePruning.store());
           }
         });
     return operator;

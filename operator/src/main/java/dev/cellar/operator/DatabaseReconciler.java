@@ -1,6 +1,7 @@
 package dev.cellar.operator;
 
 import dev.cellar.api.v1.Database;
+import dev.cellar.operator.cache.CachePruning;
 import dev.cellar.operator.deletion.DataRetention;
 import dev.cellar.operator.dependent.BackupCronJobDependent;
 import dev.cellar.operator.dependent.BackupPvcDependent;
@@ -98,10 +99,13 @@ public class DatabaseReconciler implements Reconciler<Database> {
         byInstanceLabel(context, Job.class, Keys.Component.BACKUP));
   }
 
-  /** An informer on the Database's pods or backup Jobs, mapped to it by the instance label. */
+  /**
+   * An informer on the Database's pods or backup Jobs, mapped to it by the instance label, keeping
+   * only what Cellar reads of them ({@link CachePruning}).
+   */
   private static <R extends HasMetadata> InformerEventSource<R, Database> byInstanceLabel(
       EventSourceContext<Database> context, Class<R> type, Keys.Component component) {
-    return new InformerEventSource<>(
+    var config =
         InformerEventSourceConfiguration.from(type, Database.class)
             .withLabelSelector(
                 Keys.MANAGED_SELECTOR + "," + Keys.COMPONENT + "=" + component.value())
@@ -110,9 +114,11 @@ public class DatabaseReconciler implements Reconciler<Database> {
                     Optional.ofNullable(r.getMetadata().getLabels())
                         .map(l -> l.get(Keys.INSTANCE))
                         .map(name -> Set.of(new ResourceID(name, r.getMetadata().getNamespace())))
-                        .orElse(Set.of()))
-            .build(),
-        context);
+                        .orElse(Set.of()));
+    if (CachePruning.forNamespaces(context.getControllerConfiguration().getEffectiveNamespaces())) {
+      config.withItemStore(CachePruning.store());
+    }
+    return new InformerEventSource<>(config.build(), context);
   }
 
   /**

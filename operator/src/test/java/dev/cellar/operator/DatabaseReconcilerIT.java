@@ -268,6 +268,37 @@ class DatabaseReconcilerIT extends ReconcilerTestBase {
                     .get(0)
                     .getImage()
                     .equals("mariadb:11.4"));
+    // The operator caches the ConfigMap without its files, only their hash: an edited script is
+    // still seen and restored.
+    String script =
+        child(io.fabric8.kubernetes.api.model.ConfigMap.class, "drift-config")
+            .getData()
+            .keySet()
+            .stream()
+            .filter(k -> k.endsWith(".sh"))
+            .findFirst()
+            .orElseThrow();
+    String original =
+        child(io.fabric8.kubernetes.api.model.ConfigMap.class, "drift-config")
+            .getData()
+            .get(script);
+    client
+        .configMaps()
+        .inNamespace(operator.getNamespace())
+        .withName("drift-config")
+        .edit(
+            c -> {
+              c.getData().put(script, "exit 1\n");
+              return c;
+            });
+    await("ConfigMap script restored")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                original.equals(
+                    child(io.fabric8.kubernetes.api.model.ConfigMap.class, "drift-config")
+                        .getData()
+                        .get(script)));
     awaitPhase("drift", Phase.Ready);
   }
 

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.Phase;
+import dev.cellar.operator.cache.CachePruning;
 import dev.cellar.operator.status.ConditionSet;
 import dev.cellar.operator.status.Conditions.Type;
 import io.fabric8.kubernetes.api.model.Condition;
@@ -23,7 +24,8 @@ abstract class ReconcilerTestBase {
   static LocallyRunOperatorExtension operatorOn(KubernetesClient client) {
     return LocallyRunOperatorExtension.builder()
         .withKubernetesClient(client)
-        .withReconciler(new DatabaseReconciler())
+        // One namespace per class: the Databases' cache is pruned, as CellarOperator does.
+        .withReconciler(new DatabaseReconciler(), c -> c.withItemStore(CachePruning.store()))
         .oneNamespacePerClass(true)
         .waitForNamespaceDeletion(false)
         .build();

@@ -107,9 +107,9 @@ final class BenchReport {
         "| %d | %s | %s | %.2f | %s / %s / %s | %.1f | %.1f s | %s | %.1f | %d MiB | %d / %d MiB"
             + " | %s / %s | %s (%d) |",
         r.n,
-        seconds(r.floor),
+        r.floor == null ? "-" : seconds(r.floor),
         seconds(r.converge),
-        r.converge.toMillis() / (double) r.floor.toMillis(),
+        r.floor == null ? Double.NaN : r.converge.toMillis() / (double) r.floor.toMillis(),
         seconds(r.percentile(0.5)),
         seconds(r.percentile(0.95)),
         seconds(r.latencies.get(r.latencies.size() - 1)),

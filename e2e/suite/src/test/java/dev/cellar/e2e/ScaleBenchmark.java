@@ -64,42 +64,59 @@ class ScaleBenchmark {
           .orElseGet(ScaleBenchmark::deploymentJvm);
 
   /**
-   * JAVA_TOOL_OPTIONS of deploy/operator/deployment.yaml, with MaxRAMPercentage turned into the
-   * heap it gives under the container's memory limit: this machine has no such limit.
+   * JAVA_TOOL_OPTIONS of deploy/operator/deployment.yaml, plus {@code -XX:MaxRAM} set to the
+   * container's memory limit: this machine has no such limit, and without it the JVM would size its
+   * heap (initial and maximum) from the host's memory instead of the limit, as it does in a pod.
    */
   static List<String> deploymentJvm() {
+    Container container = deploymentContainer();
+    long limitMiB =
+        container.getResources().getLimits().get("memory").getNumericalAmount().longValue() >> 20;
+    String options =
+        container.getEnv().stream()
+            .filter(e -> e.getName().equals("JAVA_TOOL_OPTIONS"))
+            .findFirst()
+            .orElseThrow()
+            .getValue();
+    List<String> jvm = new ArrayList<>(List.of(options.trim().split("\\s+")));
+    jvm.add("-XX:MaxRAM=" + limitMiB + "m");
+    return List.copyOf(jvm);
+  }
+
+  /**
+   * The operator's environment in the Deployment that tunes the process (not Cellar's settings).
+   */
+  static Map<String, String> deploymentProcessEnv() {
+    Map<String, String> env = new java.util.HashMap<>();
+    deploymentContainer().getEnv().stream()
+        .filter(e -> e.getName().equals("MALLOC_ARENA_MAX") && e.getValue() != null)
+        .forEach(e -> env.put(e.getName(), e.getValue()));
+    return env;
+  }
+
+  static Container deploymentContainer() {
     try (var in =
         Files.newInputStream(LocalCluster.repoRoot().resolve("deploy/operator/deployment.yaml"))) {
-      Container container =
-          Serialization.unmarshal(in, Deployment.class)
-              .getSpec()
-              .getTemplate()
-              .getSpec()
-              .getContainers()
-              .get(0);
-      long limitMiB =
-          container.getResources().getLimits().get("memory").getNumericalAmount().longValue() >> 20;
-      String options =
-          container.getEnv().stream()
-              .filter(e -> e.getName().equals("JAVA_TOOL_OPTIONS"))
-              .findFirst()
-              .orElseThrow()
-              .getValue();
-      return List.of(options.trim().split("\\s+")).stream()
-          .map(
-              o ->
-                  o.startsWith("-XX:MaxRAMPercentage=")
-                      ? "-Xmx"
-                          + limitMiB * Long.parseLong(o.substring(o.indexOf('=') + 1)) / 100
-                          + "m"
-                      : o)
-          .toList();
+      return Serialization.unmarshal(in, Deployment.class)
+          .getSpec()
+          .getTemplate()
+          .getSpec()
+          .getContainers()
+          .get(0);
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
   }
 
   final int threads = Integer.getInteger("bench.threads", 10);
+
+  Map<String, String> settings() {
+    Map<String, String> settings = new java.util.HashMap<>(deploymentProcessEnv());
+    settings.put("LEADER_ELECTION", "false");
+    settings.put("RECONCILE_THREADS", String.valueOf(threads));
+    return settings;
+  }
+
   final Duration idle = Duration.ofSeconds(Long.getLong("bench.idleSeconds", 300));
 
   @Test
@@ -121,14 +138,11 @@ class ScaleBenchmark {
     LocalCluster cluster = LocalCluster.get();
     cluster.recreate();
     BenchReport.Row row = new BenchReport.Row(n);
-    Duration deadline = Duration.ofMinutes(10).plusSeconds(n);
+    Duration deadline =
+        Duration.ofMinutes(Long.getLong("bench.deadlineMinutes", 10)).plusSeconds(n);
     List<List<HasMetadata>> children;
     try (KubernetesClient client = cluster.newClient();
-        Cellar cellar =
-            Cellar.install(
-                "bench-" + n,
-                Map.of("LEADER_ELECTION", "false", "RECONCILE_THREADS", String.valueOf(threads)),
-                JVM)) {
+        Cellar cellar = Cellar.install("bench-" + n, settings(), JVM)) {
       prepare(client, n);
       await("operator ready")
           .atMost(Duration.ofMinutes(2))
@@ -168,6 +182,7 @@ class ScaleBenchmark {
       row.heapUsed = heapUsed(cellar);
       LocalCluster.exec(List.of("jcmd", String.valueOf(cellar.pid()), "GC.run"), null);
       row.heapLive = heapUsed(cellar);
+      histogram(cellar.pid(), n);
 
       // Idle: what the operator writes and reads while nothing changes.
       Instant idleStart = Instant.now();
@@ -233,6 +248,10 @@ class ScaleBenchmark {
       children = Floor.children(client);
     }
 
+    if (!Boolean.parseBoolean(System.getProperty("bench.floor", "true"))) {
+      row.floor = null; // CELLAR_BENCH_FLOOR=false: Cellar's side only (memory work)
+      return row;
+    }
     // The floor: the same children from a plain client, on a fresh cluster.
     cluster.recreate();
     try (KubernetesClient client = cluster.newClient()) {
@@ -250,6 +269,23 @@ class ScaleBenchmark {
       row.floor = Duration.between(start, ready.last());
     }
     return row;
+  }
+
+  /**
+   * What the operator's live heap holds, by class (a full GC first): target/bench/histogram-N.txt,
+   * the evidence behind docs/benchmarks.md's memory findings.
+   */
+  static void histogram(long pid, int n) throws java.io.IOException {
+    LocalCluster.Result histogram =
+        LocalCluster.exec(List.of("jcmd", String.valueOf(pid), "GC.class_histogram"), null);
+    java.nio.file.Path out = java.nio.file.Path.of("target/bench/histogram-" + n + ".txt");
+    Files.createDirectories(out.getParent());
+    // Where the rest of the process's memory goes, when the JVM runs with
+    // -XX:NativeMemoryTracking=summary (CELLAR_BENCH_JVM); one line saying so otherwise.
+    LocalCluster.Result nativeMemory =
+        LocalCluster.exec(
+            List.of("jcmd", String.valueOf(pid), "VM.native_memory", "summary"), null);
+    Files.writeString(out, histogram.stdout() + "\n" + nativeMemory.stdout());
   }
 
   /** A cluster ready for {@code n} Databases: nodes for their pods and the namespace. */

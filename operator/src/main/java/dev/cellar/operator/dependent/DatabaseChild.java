@@ -3,14 +3,18 @@ package dev.cellar.operator.dependent;
 import dev.cellar.api.v1.Database;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
+import dev.cellar.operator.cache.CachePruning;
 import dev.cellar.operator.deletion.DataRetention;
 import dev.cellar.operator.guard.WriteBudget;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependentResource;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependentResourceConfig;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 
 /**
  * A child of a Database whose name follows from the Database's {@link Topology}, so JOSDK finds it
@@ -29,6 +33,28 @@ abstract class DatabaseChild<R extends HasMetadata>
   @Override
   protected ResourceID targetSecondaryResourceID(Database db, Context<Database> context) {
     return new ResourceID(childName(Topology.of(db)), db.getMetadata().getNamespace());
+  }
+
+  /**
+   * JOSDK's event source for this child, with an informer store that keeps only what Cellar reads
+   * ({@link CachePruning}). The same steps as JOSDK's own, plus the store.
+   */
+  @Override
+  protected InformerEventSource<R, Database> createEventSource(
+      EventSourceContext<Database> context) {
+    var config =
+        informerConfigurationBuilder(context)
+            .withSecondaryToPrimaryMapper(getSecondaryToPrimaryMapper(context).orElseThrow())
+            .withName(name());
+    configuration()
+        .map(KubernetesDependentResourceConfig::informerConfig)
+        .ifPresent(config::updateFrom);
+    if (CachePruning.forNamespaces(context.getControllerConfiguration().getEffectiveNamespaces())) {
+      config.withItemStore(CachePruning.store());
+    }
+    var eventSource = new InformerEventSource<>(config.build(), context);
+    setEventSource(eventSource);
+    return eventSource;
   }
 
   /** Every write of a child spends from its {@link WriteBudget}, so no spec can loop. */

@@ -1,0 +1,214 @@
+package dev.cellar.operator.cache;
+
+import dev.cellar.api.v1.Database;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.FieldsV1;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.informers.cache.ItemStore;
+import io.javaoperatorsdk.operator.processing.event.source.informer.TransformingItemStore;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.UnaryOperator;
+
+/**
+ * What the informers keep of each object: what Cellar reads, not the whole object. Every object in
+ * every informer's cache otherwise costs the operator heap for as long as it exists, so this is
+ * what bounds the operator's memory per Database (docs/benchmarks.md).
+ *
+ * <ul>
+ *   <li>{@code metadata.managedFields} (about 45 % of a pod, StatefulSet or Service as the API
+ *       server sends them) go, except on the kinds matched by server-side apply (StatefulSet, PVC,
+ *       CronJob, PodDisruptionBudget), where JOSDK's SSA matcher needs the {@code Apply} entries
+ *       (Cellar's own); the other managers' entries go there too, and identical Apply field sets
+ *       (the same for every StatefulSet of an engine) are kept once.
+ *   <li>ConfigMaps keep their metadata and, in place of their files (about 22 KB of engine scripts
+ *       each), the SHA-256 of the files under {@link #DATA_HASH}, a key no ConfigMap on a server
+ *       can have (keys may not contain a slash). {@code ConfigMapDependent} compares that hash with
+ *       the hash of the files it would write, so an edited file is still repaired.
+ *   <li>Databases (the primary resources) lose their managedFields and kubectl's
+ *       last-applied-configuration annotation: Cellar writes their status by server-side apply and
+ *       never writes a cached Database back.
+ *   <li>Pods keep metadata and status, and of their spec only the node name: Cellar reads their
+ *       labels, conditions and container statuses. Backup Jobs keep metadata and status.
+ * </ul>
+ *
+ * <p>The pruning happens in the object the informer received (no copy), before it is stored; the
+ * objects a reconcile reads come from the store and are pruned the same way. A new reader of a
+ * field dropped here must keep it here first.
+ */
+public final class CachePruning {
+  /** Where a pruned ConfigMap keeps the SHA-256 of its files, in place of the files. */
+  public static final String DATA_HASH = "cellar.dev/data-sha256";
+
+  private static final String APPLY = "Apply";
+
+  /**
+   * Field sets seen in Apply entries, by content; bounded, since field names (not values) vary only
+   * with what Cellar applies (engine, replicas, backups), not with each Database.
+   */
+  private static final Map<Map<String, Object>, FieldsV1> SHARED_FIELDS = new ConcurrentHashMap<>();
+
+  private static final int MAX_SHARED_FIELDS = 512;
+  private static final String LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
+
+  private CachePruning() {}
+
+  /**
+   * An informer store that prunes what it keeps, for one informer. One store serves one informer:
+   * the store drops, on a relist, whatever that informer did not list, so informers of several
+   * namespaces must not share one (see {@link #forNamespaces}).
+   */
+  public static <R extends HasMetadata> ItemStore<R> store() {
+    return new TransformingItemStore<>((UnaryOperator<R>) CachePruning::prune);
+  }
+
+  /**
+   * Whether a pruning store may be given to an event source watching {@code namespaces}: JOSDK
+   * gives the one store it is configured with to each namespace's informer, so with several
+   * namespaces (WATCH_NAMESPACES with more than one) the cache stays unpruned.
+   */
+  public static boolean forNamespaces(java.util.Set<String> namespaces) {
+    return namespaces.size() <= 1 && enabled();
+  }
+
+  /**
+   * Off with {@code -Dcellar.cachePruning=false}: whole objects in every cache, as before pruning
+   * (for benchmarks that measure what pruning saves, and as an escape hatch).
+   */
+  public static boolean enabled() {
+    return !"false".equals(System.getProperty("cellar.cachePruning"));
+  }
+
+  /** {@code r} with what Cellar does not read removed, in place; returns {@code r}. */
+  public static <R extends HasMetadata> R prune(R r) {
+    if (r instanceof ConfigMap cm) {
+      dropManagedFields(r);
+      pruneConfigMap(cm);
+    } else if (r instanceof Pod pod) {
+      dropManagedFields(r);
+      if (pod.getSpec() != null) {
+        PodSpec kept = new PodSpec();
+        kept.setNodeName(pod.getSpec().getNodeName());
+        pod.setSpec(kept);
+      }
+    } else if (r instanceof Job job) {
+      dropManagedFields(r);
+      job.setSpec(null);
+    } else if (r instanceof Database) {
+      dropManagedFields(r);
+      Optional.ofNullable(r.getMetadata().getAnnotations()).ifPresent(a -> a.remove(LAST_APPLIED));
+    } else if (r instanceof Secret || r instanceof Service) {
+      dropManagedFields(r);
+    } else {
+      keepApplyEntries(r);
+    }
+    return r;
+  }
+
+  static void dropManagedFields(HasMetadata r) {
+    if (r.getMetadata() != null) {
+      r.getMetadata().setManagedFields(null);
+    }
+  }
+
+  /** Only the server-side apply entries, which JOSDK's SSA matcher reads. */
+  static void keepApplyEntries(HasMetadata r) {
+    if (r.getMetadata() == null || r.getMetadata().getManagedFields() == null) {
+      return;
+    }
+    List<ManagedFieldsEntry> applied =
+        r.getMetadata().getManagedFields().stream()
+            .filter(e -> APPLY.equals(e.getOperation()))
+            .toList();
+    applied.forEach(CachePruning::shareFields);
+    // Empty rather than null: JOSDK's SSA matcher streams the list (and finds no entry of its own).
+    r.getMetadata().setManagedFields(applied);
+  }
+
+  /**
+   * Identical field sets, one instance: every StatefulSet (or CronJob) Cellar applies for an engine
+   * lists the same field names, a few KB of nested maps each. JOSDK's matcher only reads them.
+   */
+  private static void shareFields(ManagedFieldsEntry entry) {
+    FieldsV1 fields = entry.getFieldsV1();
+    if (fields == null || fields.getAdditionalProperties() == null) {
+      return;
+    }
+    FieldsV1 shared = SHARED_FIELDS.get(fields.getAdditionalProperties());
+    if (shared == null && SHARED_FIELDS.size() < MAX_SHARED_FIELDS) {
+      shared = SHARED_FIELDS.putIfAbsent(fields.getAdditionalProperties(), fields);
+    }
+    if (shared != null) {
+      entry.setFieldsV1(shared);
+    }
+  }
+
+  private static void pruneConfigMap(ConfigMap cm) {
+    if (isPruned(cm)) {
+      return;
+    }
+    String hash = dataHash(cm);
+    cm.setData(Map.of(DATA_HASH, hash));
+    cm.setBinaryData(null);
+  }
+
+  private static boolean isPruned(ConfigMap cm) {
+    return cm.getData() != null
+        && cm.getData().size() == 1
+        && cm.getData().containsKey(DATA_HASH)
+        && cm.getBinaryData() == null;
+  }
+
+  /**
+   * The SHA-256 of a ConfigMap's files ({@code data} and {@code binaryData}), whether it is pruned
+   * (the hash it keeps) or whole (computed).
+   */
+  public static String dataHash(ConfigMap cm) {
+    if (isPruned(cm)) {
+      return cm.getData().get(DATA_HASH);
+    }
+    MessageDigest digest;
+    try {
+      digest = MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+    feed(digest, "data", cm.getData());
+    feed(digest, "binaryData", cm.getBinaryData());
+    return HexFormat.of().formatHex(digest.digest());
+  }
+
+  private static void feed(MessageDigest digest, String section, Map<String, String> files) {
+    if (files == null || files.isEmpty()) {
+      return;
+    }
+    digest.update(section.getBytes(StandardCharsets.UTF_8));
+    for (Map.Entry<String, String> e : new TreeMap<>(files).entrySet()) {
+      // Lengths before contents: no two different maps feed the same bytes.
+      byte[] key = e.getKey().getBytes(StandardCharsets.UTF_8);
+      byte[] value =
+          e.getValue() == null ? new byte[0] : e.getValue().getBytes(StandardCharsets.UTF_8);
+      digest.update(intBytes(key.length));
+      digest.update(key);
+      digest.update(intBytes(value.length));
+      digest.update(value);
+    }
+  }
+
+  private static byte[] intBytes(int n) {
+    return new byte[] {(byte) (n >>> 24), (byte) (n >>> 16), (byte) (n >>> 8), (byte) n};
+  }
+}

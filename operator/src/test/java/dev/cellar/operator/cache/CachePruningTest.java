@@ -1,0 +1,204 @@
+package dev.cellar.operator.cache;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
+import io.fabric8.kubernetes.api.model.ManagedFieldsEntryBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
+import io.fabric8.kubernetes.client.informers.cache.ItemStore;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class CachePruningTest {
+  static final ManagedFieldsEntry APPLY =
+      new ManagedFieldsEntryBuilder()
+          .withManager("databasereconciler")
+          .withOperation("Apply")
+          .build();
+  static final ManagedFieldsEntry UPDATE =
+      new ManagedFieldsEntryBuilder()
+          .withManager("kube-controller-manager")
+          .withOperation("Update")
+          .build();
+
+  static ConfigMap configMap(Map<String, String> data) {
+    return new ConfigMapBuilder()
+        .withNewMetadata()
+        .withName("db-config")
+        .withNamespace("ns")
+        .withResourceVersion("7")
+        .withLabels(Map.of("app.kubernetes.io/instance", "db"))
+        .withManagedFields(APPLY, UPDATE)
+        .endMetadata()
+        .withData(data)
+        .build();
+  }
+
+  @Test
+  void aConfigMapKeepsTheHashOfItsFilesInPlaceOfThem() {
+    Map<String, String> files = Map.of("a.sh", "echo a\n", "b.conf", "x = 1\n");
+    String whole = CachePruning.dataHash(configMap(files));
+
+    ConfigMap pruned = CachePruning.prune(configMap(files));
+
+    assertThat(pruned.getData()).containsOnlyKeys(CachePruning.DATA_HASH);
+    assertThat(pruned.getMetadata().getManagedFields()).isNull();
+    assertThat(pruned.getMetadata().getLabels()).containsEntry("app.kubernetes.io/instance", "db");
+    assertThat(CachePruning.dataHash(pruned)).isEqualTo(whole);
+    // Pruning twice changes nothing (an object the informer stores again).
+    assertThat(CachePruning.dataHash(CachePruning.prune(pruned))).isEqualTo(whole);
+  }
+
+  @Test
+  void theHashSeesEveryEditOfAFile() {
+    String hash = CachePruning.dataHash(configMap(Map.of("a.sh", "echo a\n", "b", "c")));
+    assertThat(CachePruning.dataHash(configMap(Map.of("a.sh", "echo b\n", "b", "c"))))
+        .isNotEqualTo(hash);
+    assertThat(CachePruning.dataHash(configMap(Map.of("a.sh", "echo a\n")))).isNotEqualTo(hash);
+    // Moving bytes between key and value is another ConfigMap.
+    assertThat(CachePruning.dataHash(configMap(Map.of("ab", "c"))))
+        .isNotEqualTo(CachePruning.dataHash(configMap(Map.of("a", "bc"))));
+    // The order the server lists the files in does not matter.
+    assertThat(
+            CachePruning.dataHash(
+                configMap(new java.util.LinkedHashMap<>(Map.of("b", "c", "a.sh", "echo a\n")))))
+        .isEqualTo(hash);
+  }
+
+  @Test
+  void podsKeepLabelsStatusAndNodeOnly() {
+    Pod pod =
+        new PodBuilder()
+            .withNewMetadata()
+            .withName("db-0")
+            .withNamespace("ns")
+            .withLabels(Map.of("cellar.dev/role", "primary"))
+            .withManagedFields(UPDATE)
+            .endMetadata()
+            .withNewSpec()
+            .withNodeName("node-1")
+            .addNewContainer()
+            .withName("postgresql")
+            .withImage("postgres:16")
+            .endContainer()
+            .endSpec()
+            .withNewStatus()
+            .withPhase("Running")
+            .addNewCondition()
+            .withType("Ready")
+            .withStatus("True")
+            .endCondition()
+            .endStatus()
+            .build();
+
+    CachePruning.prune(pod);
+
+    assertThat(pod.getMetadata().getManagedFields()).isNull();
+    assertThat(pod.getMetadata().getLabels()).containsEntry("cellar.dev/role", "primary");
+    assertThat(pod.getSpec().getContainers()).isEmpty();
+    assertThat(pod.getSpec().getNodeName()).isEqualTo("node-1");
+    assertThat(pod.getStatus().getConditions()).hasSize(1);
+  }
+
+  @Test
+  void jobsKeepStatusOnly() {
+    Job job =
+        new JobBuilder()
+            .withNewMetadata()
+            .withName("db-backup-1")
+            .endMetadata()
+            .withNewSpec()
+            .withNewTemplate()
+            .endTemplate()
+            .endSpec()
+            .withNewStatus()
+            .withSucceeded(1)
+            .endStatus()
+            .build();
+    CachePruning.prune(job);
+    assertThat(job.getSpec()).isNull();
+    assertThat(job.getStatus().getSucceeded()).isEqualTo(1);
+  }
+
+  @Test
+  void serverSideAppliedKindsKeepTheApplyEntriesForJosdksMatcher() {
+    StatefulSet sts =
+        new StatefulSetBuilder()
+            .withNewMetadata()
+            .withName("db")
+            .withManagedFields(APPLY, UPDATE)
+            .endMetadata()
+            .withNewSpec()
+            .withReplicas(1)
+            .endSpec()
+            .build();
+    CachePruning.prune(sts);
+    assertThat(sts.getMetadata().getManagedFields()).containsExactly(APPLY);
+    assertThat(sts.getSpec().getReplicas()).isEqualTo(1);
+  }
+
+  @Test
+  void identicalApplyFieldSetsAreKeptOnce() {
+    StatefulSet a = statefulSetApplying(Map.of("f:spec", Map.of("f:replicas", Map.of())));
+    StatefulSet b = statefulSetApplying(Map.of("f:spec", Map.of("f:replicas", Map.of())));
+    StatefulSet c = statefulSetApplying(Map.of("f:spec", Map.of("f:template", Map.of())));
+    CachePruning.prune(a);
+    CachePruning.prune(b);
+    CachePruning.prune(c);
+    assertThat(b.getMetadata().getManagedFields().get(0).getFieldsV1())
+        .isSameAs(a.getMetadata().getManagedFields().get(0).getFieldsV1());
+    assertThat(c.getMetadata().getManagedFields().get(0).getFieldsV1().getAdditionalProperties())
+        .containsOnlyKeys("f:spec")
+        .isNotEqualTo(
+            a.getMetadata().getManagedFields().get(0).getFieldsV1().getAdditionalProperties());
+  }
+
+  @Test
+  void noApplyEntryLeavesAnEmptyListForJosdksMatcher() {
+    StatefulSet sts =
+        new StatefulSetBuilder().withNewMetadata().withManagedFields(UPDATE).endMetadata().build();
+    CachePruning.prune(sts);
+    assertThat(sts.getMetadata().getManagedFields()).isEmpty();
+  }
+
+  static StatefulSet statefulSetApplying(Map<String, Object> fields) {
+    io.fabric8.kubernetes.api.model.FieldsV1 f = new io.fabric8.kubernetes.api.model.FieldsV1();
+    fields.forEach(f::setAdditionalProperty);
+    return new StatefulSetBuilder()
+        .withNewMetadata()
+        .withName("db")
+        .addNewManagedField()
+        .withManager("databasereconciler")
+        .withOperation("Apply")
+        .withFieldsV1(f)
+        .endManagedField()
+        .endMetadata()
+        .build();
+  }
+
+  @Test
+  void theStoreKeepsThePrunedObjectUnderItsKey() {
+    ItemStore<ConfigMap> store = CachePruning.store();
+    ConfigMap cm = configMap(Map.of("a.sh", "echo a\n"));
+    store.put(store.getKey(cm), cm);
+    ConfigMap kept = store.get("ns/db-config");
+    assertThat(kept.getData()).containsOnlyKeys(CachePruning.DATA_HASH);
+    assertThat(kept.getMetadata().getResourceVersion()).isEqualTo("7");
+    assertThat(store.values().toList()).hasSize(1);
+  }
+
+  @Test
+  void severalNamespacesKeepWholeObjects() {
+    assertThat(CachePruning.forNamespaces(Set.of("JOSDK_ALL_NAMESPACES"))).isTrue();
+    assertThat(CachePruning.forNamespaces(Set.of("a"))).isTrue();
+    assertThat(CachePruning.forNamespaces(Set.of("a", "b"))).isFalse();
+  }
+}
