@@ -12,6 +12,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** Bad input never reaches the operator: the API server refuses it, naming the field. */
+@RunsOnKind
 class MalformedDatabasesIT {
   @RegisterExtension static LocalClusterExtension clusterExtension = new LocalClusterExtension();
 

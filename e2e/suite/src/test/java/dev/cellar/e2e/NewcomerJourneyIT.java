@@ -20,6 +20,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * deploy/examples, each at its engine and version, or on a cluster whose nodes lack the official
  * images with the ones CELLAR_E2E_IMAGES names (see {@link UpstreamImages}).
  */
+@RunsOnKind
 class NewcomerJourneyIT {
   @RegisterExtension static LocalClusterExtension clusterExtension = new LocalClusterExtension();
 

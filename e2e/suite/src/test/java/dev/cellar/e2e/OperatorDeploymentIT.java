@@ -25,6 +25,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * metrics answer through the pod; with two replicas one leads, and when the leader's pod is killed
  * the other takes over and reconciles.
  */
+@RunsOnKind
 class OperatorDeploymentIT {
   @RegisterExtension static LocalClusterExtension clusterExtension = new LocalClusterExtension();
 

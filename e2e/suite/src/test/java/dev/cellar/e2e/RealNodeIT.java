@@ -19,7 +19,11 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
  * Databases that run for real: PostgreSQL 15 and MariaDB 10.11 from the images built from Debian's
@@ -48,6 +52,7 @@ import org.junit.jupiter.api.Test;
  * CoreDNS and the images), and then removes it again after the class. Timings go to {@code
  * e2e/suite/target/e2e-logs/real-node/timings.txt}.
  */
+@RunsOnKind
 class RealNodeIT {
   static final Duration READY = Duration.ofMinutes(5);
   static final String STORAGE_CLASS = "real-local";
@@ -58,6 +63,30 @@ class RealNodeIT {
   static Cellar cellar;
   static final List<String> namespaces = new ArrayList<>();
   static final List<String> timings = new ArrayList<>();
+
+  /** The namespaces of the scenario under way. */
+  static final List<String> scenarioNamespaces = new ArrayList<>();
+
+  /**
+   * A scenario that passed leaves nothing running for the next: its namespaces are deleted (not
+   * awaited), so its database servers do not share the nodes with the next scenario's. A failed
+   * one's stay until the class ends, to be looked at.
+   */
+  @RegisterExtension
+  static final TestWatcher cleanUpPassed =
+      new TestWatcher() {
+        @Override
+        public void testSuccessful(ExtensionContext context) {
+          for (String ns : scenarioNamespaces) {
+            cluster.kubectl("delete", "namespace", ns, "--wait=false");
+          }
+        }
+      };
+
+  @BeforeEach
+  void newScenario() {
+    scenarioNamespaces.clear();
+  }
 
   @BeforeAll
   static void realNode() {
@@ -470,6 +499,7 @@ class RealNodeIT {
     ok("create", "namespace", ns);
     ok("label", "namespace", ns, "cellar.dev/test=true");
     namespaces.add(ns);
+    scenarioNamespaces.add(ns);
     return ns;
   }
 
