@@ -26,6 +26,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -38,10 +39,12 @@ import io.javaoperatorsdk.operator.api.reconciler.Workflow;
 import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.filter.OnUpdateFilter;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.javaoperatorsdk.operator.processing.retry.GradualRetry;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -87,7 +90,11 @@ import org.slf4j.LoggerFactory;
           dependsOn = {"backups-pvc", "credentials"},
           reconcilePrecondition = Preconditions.BackupEnabled.class),
     })
+// Updates that reconcile: a new generation (spec), a deletion, or a changed switchover annotation
+// (annotations do not bump the generation). Status-only updates, Cellar's own, do not.
 @ControllerConfiguration(
+    generationAwareEventProcessing = false,
+    informer = @Informer(onUpdateFilter = DatabaseReconciler.SpecOrSwitchover.class),
     maxReconciliationInterval =
         @MaxReconciliationInterval(interval = 5, timeUnit = TimeUnit.MINUTES))
 // Errors are retried for as long as they last, at most once a minute: a cause the user removes
@@ -145,7 +152,10 @@ public class DatabaseReconciler implements Reconciler<Database> {
     // 3. The primary watched; once it has been unavailable for spec.failover.delaySeconds, the
     //    most advanced ready replica promoted (status.currentPrimary written at once).
     Failover.Outcome failover = Failover.run(db, context, agents.apply(context.getClient()));
-    if (failover.note().map(n -> n.reason() == Reason.FAILED_OVER).orElse(false)) {
+    if (failover
+        .note()
+        .map(n -> n.reason() == Reason.FAILED_OVER || n.reason() == Reason.SWITCHED_OVER)
+        .orElse(false)) {
       StatusWriter.write(
           db, context, StorageResize.Outcome.NONE, Optional.empty(), failover.note());
     }
@@ -167,6 +177,23 @@ public class DatabaseReconciler implements Reconciler<Database> {
     return recheck
         .map(after -> UpdateControl.<Database>noUpdate().rescheduleAfter(after))
         .orElseGet(UpdateControl::noUpdate);
+  }
+
+  /** The update filter of the Database informer (see the class annotation). */
+  public static class SpecOrSwitchover implements OnUpdateFilter<Database> {
+    @Override
+    public boolean accept(Database now, Database before) {
+      return !Objects.equals(
+              now.getMetadata().getGeneration(), before.getMetadata().getGeneration())
+          || (now.isMarkedForDeletion() && !before.isMarkedForDeletion())
+          || !Objects.equals(switchover(now), switchover(before));
+    }
+
+    private static String switchover(Database db) {
+      return db.getMetadata().getAnnotations() == null
+          ? null
+          : db.getMetadata().getAnnotations().get(Keys.SWITCHOVER_ANNOTATION);
+    }
   }
 
   private static Optional<Duration> earliest(Optional<Duration> a, Optional<Duration> b) {

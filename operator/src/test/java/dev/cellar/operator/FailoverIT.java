@@ -15,6 +15,8 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceQuotaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.javaoperatorsdk.operator.junit.LocallyRunOperatorExtension;
 import java.util.List;
 import java.util.Map;
@@ -35,6 +37,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class FailoverIT extends ReconcilerTestBase {
   static final KubernetesClient client = LocalCluster.get().newClient();
   static final List<String> promoted = new CopyOnWriteArrayList<>();
+  static final List<String> demoted = new CopyOnWriteArrayList<>();
+  static final List<String> restarted = new CopyOnWriteArrayList<>();
   static final Map<String, Long> positions = Map.of("ha-1", 10L, "ha-2", 20L);
 
   static final InstanceAgent FAKE =
@@ -50,6 +54,17 @@ class FailoverIT extends ReconcilerTestBase {
         public Optional<String> promote(String namespace, String pod) {
           promoted.add(pod);
           return Optional.empty();
+        }
+
+        @Override
+        public OptionalLong demote(String namespace, String pod) {
+          demoted.add(pod);
+          return OptionalLong.of(5);
+        }
+
+        @Override
+        public void restart(String namespace, String pod) {
+          restarted.add(pod);
         }
       };
 
@@ -91,6 +106,20 @@ class FailoverIT extends ReconcilerTestBase {
         .map(e -> e.getTargetRef().getName())
         .sorted()
         .toList();
+  }
+
+  void switchoverTo(String pod) {
+    client
+        .resources(Database.class)
+        .inNamespace(operator.getNamespace())
+        .withName("ha")
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            "{\"metadata\":{\"annotations\":{\""
+                + Keys.SWITCHOVER_ANNOTATION
+                + "\":\""
+                + pod
+                + "\"}}}");
   }
 
   @Test
@@ -163,5 +192,37 @@ class FailoverIT extends ReconcilerTestBase {
     assertThat(after.getStatus().getInstances())
         .anySatisfy(i -> assertThat(i.getName() + "=" + i.getRole()).isEqualTo("ha-2=primary"));
     assertThat(promoted).containsExactly("ha-2");
+
+    // A planned switchover back to ha-1: demote ha-2, ha-1 catches up (the fake's 10 >= 5),
+    // promote ha-1, relabel, restart ha-2, and the annotation goes.
+    switchoverTo("ha-1");
+    await("switched over to ha-1")
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () -> {
+              Database now = get("ha");
+              assertThat(now.getStatus().getCurrentPrimary()).isEqualTo("ha-1");
+              assertThat(now.getMetadata().getAnnotations())
+                  .doesNotContainKey(Keys.SWITCHOVER_ANNOTATION);
+              assertThat(condition(now, Type.AVAILABLE).getReason()).isEqualTo("SwitchedOver");
+              assertThat(endpoints("ha")).containsExactly("ha-1");
+              assertThat(endpoints("ha-ro")).containsExactly("ha-0", "ha-2");
+            });
+    assertThat(demoted).containsExactly("ha-2");
+    assertThat(promoted).containsExactly("ha-2", "ha-1");
+    assertThat(restarted).containsExactly("ha-2");
+    assertThat(hasEvent("ha", "SwitchedOver")).isTrue();
+
+    // A switchover to a pod that is not a replica is refused, and the annotation removed.
+    switchoverTo("ha-7");
+    await("refused")
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () -> {
+              assertThat(get("ha").getMetadata().getAnnotations())
+                  .doesNotContainKey(Keys.SWITCHOVER_ANNOTATION);
+              assertThat(hasEvent("ha", "SwitchoverFailed")).isTrue();
+            });
+    assertThat(get("ha").getStatus().getCurrentPrimary()).isEqualTo("ha-1");
   }
 }

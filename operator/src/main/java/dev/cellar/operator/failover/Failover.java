@@ -22,7 +22,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,6 +49,15 @@ public final class Failover {
    * memory: after an operator restart the clock starts again, which only delays a failover.
    */
   private static final Map<String, Instant> UNAVAILABLE_SINCE = new ConcurrentHashMap<>();
+
+  /** Runs the position calls of one election side by side (each is timed out by the agent). */
+  private static final ExecutorService EXEC =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "cellar-failover-exec");
+            t.setDaemon(true);
+            return t;
+          });
 
   private Failover() {}
 
@@ -80,6 +92,10 @@ public final class Failover {
       // Never available yet, or stopped on purpose: there is nothing to fail over from.
       UNAVAILABLE_SINCE.remove(key);
       return Outcome.NONE;
+    }
+    Optional<Outcome> switchover = Switchover.run(db, pods, client, agent, now);
+    if (switchover.isPresent()) {
+      return switchover.get();
     }
     String primary = topology.primaryPod();
     Optional<Pod> primaryPod =
@@ -130,10 +146,13 @@ public final class Failover {
     // Fence first: the old primary's pod goes, so it cannot take writes while another is promoted;
     // it comes back without a role, and is labelled replica below.
     primaryPod.ifPresent(p -> fence(client, p));
-    Map<String, OptionalLong> positions = new LinkedHashMap<>();
+    // Every candidate at once: each exec is a round trip through the API server and the kubelet.
+    Map<String, CompletableFuture<OptionalLong>> asked = new LinkedHashMap<>();
     for (Election.Member m : elect.candidates()) {
-      positions.put(m.name(), agent.position(ns, m.name()));
+      asked.put(m.name(), CompletableFuture.supplyAsync(() -> agent.position(ns, m.name()), EXEC));
     }
+    Map<String, OptionalLong> positions = new LinkedHashMap<>();
+    asked.forEach((name, answer) -> positions.put(name, answer.join()));
     Optional<Election.Member> chosen = Election.pick(elect.candidates(), positions);
     if (chosen.isEmpty()) {
       return new Outcome(

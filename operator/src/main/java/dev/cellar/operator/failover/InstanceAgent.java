@@ -27,6 +27,15 @@ public interface InstanceAgent {
   /** Promotes the server in {@code pod} to a writable primary; the error's message if it failed. */
   Optional<String> promote(String namespace, String pod);
 
+  /**
+   * Demotes the primary in {@code pod} for a switchover (writes refused, kept from restarting as
+   * primary); the position every replica must reach, or empty if it failed.
+   */
+  OptionalLong demote(String namespace, String pod);
+
+  /** Restarts the server in {@code pod}, which comes back as its role label says. */
+  void restart(String namespace, String pod);
+
   /** The agent of a real cluster. */
   static InstanceAgent exec(KubernetesClient client) {
     return new Exec(client);
@@ -62,6 +71,28 @@ public interface InstanceAgent {
                 }
               })
           .orElse(OptionalLong.empty());
+    }
+
+    @Override
+    public OptionalLong demote(String namespace, String pod) {
+      Result r = run(namespace, pod, POSITION_TIMEOUT.multipliedBy(3), "demote");
+      if (r.code() != 0 || parse(r.out(), "demoted").isEmpty()) {
+        return OptionalLong.empty();
+      }
+      return parse(r.out(), "position").map(Exec::number).orElse(OptionalLong.empty());
+    }
+
+    @Override
+    public void restart(String namespace, String pod) {
+      run(namespace, pod, POSITION_TIMEOUT, "restart");
+    }
+
+    static OptionalLong number(String v) {
+      try {
+        return OptionalLong.of(Long.parseLong(v));
+      } catch (NumberFormatException e) {
+        return OptionalLong.empty();
+      }
     }
 
     @Override

@@ -54,6 +54,9 @@ public final class Conditions {
     NO_FAILOVER_CANDIDATE("NoFailoverCandidate", Type.AVAILABLE),
     FAILOVER_FAILED("FailoverFailed", Type.AVAILABLE),
     FAILED_OVER("FailedOver", Type.AVAILABLE),
+    // Available after a planned switchover (annotation cellar.dev/switchover-to), and the Events.
+    SWITCHED_OVER("SwitchedOver", Type.AVAILABLE),
+    SWITCHOVER_FAILED("SwitchoverFailed"),
     // Progressing
     UPGRADING("Upgrading", Type.PROGRESSING),
     ROLLING_OUT("RollingOut", Type.PROGRESSING),

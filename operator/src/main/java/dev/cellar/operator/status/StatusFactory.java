@@ -205,26 +205,30 @@ public final class StatusFactory {
     }
     Optional<Observed.Failure> failover = f.observed().failover();
     if (f.primaryReady()) {
-      if (failover.isPresent() && failover.get().reason() == Reason.FAILED_OVER) {
-        return new Verdict(true, Reason.FAILED_OVER, failover.get().message());
+      if (failover.isPresent() && MOVED.contains(failover.get().reason())) {
+        return new Verdict(true, failover.get().reason(), failover.get().message());
       }
       Optional<Condition> before = ConditionSet.find(f.previous().getConditions(), Type.AVAILABLE);
-      if (before.isPresent()
-          && Reason.FAILED_OVER.value().equals(before.get().getReason())
+      Optional<Reason> beforeReason =
+          before.map(Condition::getReason).flatMap(Reason::byValue).filter(MOVED::contains);
+      if (beforeReason.isPresent()
           && primary.equals(f.previous().getCurrentPrimary())
           && "True".equals(before.get().getStatus())) {
-        return new Verdict(true, Reason.FAILED_OVER, before.get().getMessage());
+        return new Verdict(true, beforeReason.get(), before.get().getMessage());
       }
       return new Verdict(
           true,
           Reason.PRIMARY_READY,
           "primary " + primary + " accepts connections at " + f.topology().endpoint());
     }
-    if (failover.isPresent() && failover.get().reason() != Reason.FAILED_OVER) {
+    if (failover.isPresent() && !MOVED.contains(failover.get().reason())) {
       return new Verdict(false, failover.get().reason(), failover.get().message());
     }
     return new Verdict(false, Reason.PRIMARY_NOT_READY, "primary " + primary + " is not ready");
   }
+
+  /** The reasons of a primary that moved: named while the same primary stays ready. */
+  private static final Set<Reason> MOVED = Set.of(Reason.FAILED_OVER, Reason.SWITCHED_OVER);
 
   /** Progressing: something is being rolled out; False with Reconciled when done. */
   static Verdict progressing(Facts f) {

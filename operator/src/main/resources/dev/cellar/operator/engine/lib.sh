@@ -103,14 +103,30 @@ cellar_await_role() {
   printf '%s\n' "$role"
 }
 
-# cellar_await_role_with_data HAS_DATA: the role, once it is one this server can start in. A
-# primary whose data directory is empty (HAS_DATA is 0) starts only when bootstrapping is allowed
+# cellar_await_role_with_data HAS_DATA DEMOTED: the role, once it is one this server can start in.
+# A primary whose data directory is empty (HAS_DATA is 0) starts only when bootstrapping is allowed
 # (a new Database); otherwise its data was lost, and it waits for the operator to promote a
-# replica and relabel this pod, which then clones from the new primary.
+# replica and relabel this pod, which then clones from the new primary. A server demoted for a
+# switchover (the file DEMOTED exists, written by role.sh demote) never starts as the primary on a
+# label the kubelet has not refreshed yet: it waits for the label replica (then the file goes), or
+# for the operator to take the demotion back (role.sh promote removes the file).
 cellar_await_role_with_data() {
-  local has_data=$1 role waited=0
+  local has_data=$1 demoted=${2:-/nonexistent} role waited=0
   while true; do
     role=$(cellar_await_role)
+    if [ -f "$demoted" ]; then
+      if [ "$role" = replica ]; then
+        rm -f "$demoted"
+        printf '%s\n' "$role"
+        return 0
+      fi
+      if [ $((waited % 30)) -eq 0 ]; then
+        cellar_note "demoted for a switchover: waiting for the label replica (or the demotion undone)"
+      fi
+      sleep 1
+      waited=$((waited + 1))
+      continue
+    fi
     if [ "$role" != primary ] || [ "$has_data" = 1 ] || cellar_bootstrap_allowed; then
       printf '%s\n' "$role"
       return 0

@@ -87,3 +87,5 @@ cellar_gtids_on_primary() { echo 1; }
 cellar_gtid_count() {
   printf '%s\n' "$1" | tr ',' '\n' | awk -F- 'NF == 3 { n += $3 } END { printf "%d\n", n }'
 }
+
+cellar_sql_read_only() { printf '%s\n' 'SET GLOBAL read_only = 1;'; }

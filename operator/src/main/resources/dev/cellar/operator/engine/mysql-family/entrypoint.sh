@@ -32,7 +32,7 @@ data=${CELLAR_DATA_DIR:-/var/lib/mysql}
 server_options=("$@")
 has_data=0
 if [ -d "$data/mysql" ]; then has_data=1; fi
-role=$(cellar_await_role_with_data "$has_data")
+role=$(cellar_await_role_with_data "$has_data" "$data/cellar-demoted")
 cellar_require_commands "$CELLAR_SERVER" "$CELLAR_CLIENT" "$CELLAR_ADMIN"
 
 # The socket the server listens on with these options (as the image finds it).

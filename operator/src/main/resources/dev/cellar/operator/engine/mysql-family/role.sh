@@ -7,7 +7,11 @@
 #   promote   makes this replica the primary: the received relay log applied (up to
 #             CELLAR_APPLY_SECONDS, 20), replication stopped and forgotten, writes allowed, the
 #             replication account in step with the Secret: "promoted". A server that replicates
-#             from nobody answers "promoted" after allowing writes.
+#             from nobody answers "promoted" after allowing writes (a demotion taken back).
+#   demote    for a switchover: writes refused (read_only, MySQL's super_read_only), a file
+#             cellar-demoted that keeps the entrypoint from starting it as the primary again, and
+#             the position every replica must reach: "position=<n> demoted"
+#   restart   stops the server; the container restarts as its label says.
 # Connection: root on this server's socket (or CELLAR_LOCAL_HOST when set).
 set -euo pipefail
 here=$(dirname "${BASH_SOURCE[0]}")
@@ -58,6 +62,7 @@ case "${1:-}" in
       { cellar_sql_stop_replica && cellar_sql_reset_replica_all; } | cellar_local_sql
     fi
     cellar_sql_writable | cellar_local_sql
+    rm -f "$data/cellar-demoted"
     bash "$here/primary-setup.sh" >&2
     if cellar_has_replication_account && [ -d "$data" ]; then
       rm -f "$data/cellar-replica.done"
@@ -66,7 +71,17 @@ case "${1:-}" in
     fi
     echo promoted
     ;;
+  demote)
+    touch "$data/cellar-demoted"
+    cellar_sql_read_only | cellar_local_sql
+    gtids=$(sql "$(cellar_sql_own_gtids)")
+    printf 'position=%s demoted\n' "$(cellar_gtid_count "$gtids")"
+    ;;
+  restart)
+    cellar_local_client_cmd "$CELLAR_ADMIN" shutdown >/dev/null 2>&1 || kill -TERM 1
+    echo restarting
+    ;;
   *)
-    cellar_die "usage: role.sh position|promote"
+    cellar_die "usage: role.sh position|promote|demote|restart"
     ;;
 esac

@@ -111,3 +111,5 @@ cellar_gtid_count() {
     { for (i = 2; i <= NF; i++) { split($i, r, "-"); n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } }
     END { printf "%d\n", n }'
 }
+
+cellar_sql_read_only() { printf '%s\n' 'SET GLOBAL super_read_only = 1;'; }

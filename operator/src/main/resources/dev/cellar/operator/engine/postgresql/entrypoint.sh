@@ -27,7 +27,7 @@ image_entrypoint=${CELLAR_IMAGE_ENTRYPOINT:-docker-entrypoint.sh}
 data=$(cellar_pg_data_dir)
 has_data=0
 if [ -s "$data/PG_VERSION" ]; then has_data=1; fi
-role=$(cellar_await_role_with_data "$has_data")
+role=$(cellar_await_role_with_data "$has_data" "$data/cellar-demoted")
 
 # Ready: the image's entrypoint has exec'd postgres (its temporary init server has come and gone)
 # and the server accepts connections on the socket.

@@ -35,7 +35,8 @@ write_conninfo() {
   value=${value//\\/\\\\}
   value=${value//\'/\'\'}
   touch "$auto"
-  grep -v '^primary_conninfo *=' "$auto" >"$auto.cellar" || true
+  # A switchover's demotion (default_transaction_read_only) ends with the primary role.
+  grep -Ev '^(primary_conninfo|default_transaction_read_only) *=' "$auto" >"$auto.cellar" || true
   printf "primary_conninfo = '%s'\n" "$value" >>"$auto.cellar"
   chmod 600 "$auto.cellar"
   mv -f "$auto.cellar" "$auto"
