@@ -143,9 +143,6 @@ public final class Failover {
     }
     Election.Decision.Elect elect = (Election.Decision.Elect) decision;
     String ns = db.getMetadata().getNamespace();
-    // Fence first: the old primary's pod goes, so it cannot take writes while another is promoted;
-    // it comes back without a role, and is labelled replica below.
-    primaryPod.ifPresent(p -> fence(client, p));
     // Every candidate at once: each exec is a round trip through the API server and the kubelet.
     Map<String, CompletableFuture<OptionalLong>> asked = new LinkedHashMap<>();
     for (Election.Member m : elect.candidates()) {
@@ -163,6 +160,10 @@ public final class Failover {
                   elect.why() + "; no ready replica reported its replication position")));
     }
     String target = chosen.get().name();
+    // Fence before promoting: the old primary's pod goes, so it cannot take writes while another
+    // is promoted; it comes back without a role, and is labelled replica. Only once a replica is
+    // chosen, so a failover that cannot happen never keeps deleting the primary's pod.
+    primaryPod.ifPresent(p -> fence(client, p));
     Optional<String> failed = agent.promote(ns, target);
     EventRecorder events = new EventRecorder(client);
     if (failed.isPresent()) {
