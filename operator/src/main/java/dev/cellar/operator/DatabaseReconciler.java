@@ -13,8 +13,11 @@ import dev.cellar.operator.dependent.Preconditions;
 import dev.cellar.operator.dependent.PrimaryServiceDependent;
 import dev.cellar.operator.dependent.ReadOnlyServiceDependent;
 import dev.cellar.operator.dependent.StatefulSetDependent;
+import dev.cellar.operator.failover.Failover;
+import dev.cellar.operator.failover.InstanceAgent;
 import dev.cellar.operator.primary.PodRoles;
 import dev.cellar.operator.rollout.StuckPods;
+import dev.cellar.operator.status.Conditions.Reason;
 import dev.cellar.operator.status.ErrorMessages;
 import dev.cellar.operator.status.Observed;
 import dev.cellar.operator.status.StatusWriter;
@@ -23,6 +26,8 @@ import dev.cellar.operator.storage.StorageResize;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -35,13 +40,16 @@ import io.javaoperatorsdk.operator.api.reconciler.Workflow;
 import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.filter.OnUpdateFilter;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.javaoperatorsdk.operator.processing.retry.GradualRetry;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -83,7 +91,11 @@ import org.slf4j.LoggerFactory;
           dependsOn = {"backups-pvc", "credentials"},
           reconcilePrecondition = Preconditions.BackupEnabled.class),
     })
+// Updates that reconcile: a new generation (spec), a deletion, or a changed switchover annotation
+// (annotations do not bump the generation). Status-only updates, Cellar's own, do not.
 @ControllerConfiguration(
+    generationAwareEventProcessing = false,
+    informer = @Informer(onUpdateFilter = DatabaseReconciler.SpecOrSwitchover.class),
     maxReconciliationInterval =
         @MaxReconciliationInterval(interval = 5, timeUnit = TimeUnit.MINUTES))
 // Errors are retried for as long as they last, at most once a minute: a cause the user removes
@@ -91,6 +103,18 @@ import org.slf4j.LoggerFactory;
 @GradualRetry(maxAttempts = -1, initialInterval = 2000, intervalMultiplier = 2, maxInterval = 60000)
 public class DatabaseReconciler implements Reconciler<Database> {
   private static final Logger log = LoggerFactory.getLogger(DatabaseReconciler.class);
+
+  /** How the failover step talks to database servers: pods/exec, or a fake in tests. */
+  private final Function<KubernetesClient, InstanceAgent> agents;
+
+  public DatabaseReconciler() {
+    this(InstanceAgent::exec);
+  }
+
+  /** A reconciler whose failover step asks {@code agents} (tests on kwok, where nothing runs). */
+  public DatabaseReconciler(Function<KubernetesClient, InstanceAgent> agents) {
+    this.agents = agents;
+  }
 
   @Override
   public List<EventSource<?, Database>> prepareEventSources(EventSourceContext<Database> context) {
@@ -131,7 +155,17 @@ public class DatabaseReconciler implements Reconciler<Database> {
     StoragePlan storage = StoragePlan.observe(db, context);
     // 2. Every child to its desired state (the workflow of dependents).
     context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
-    // 3. Pods labelled with their role, which the Services select on.
+    // 3. The primary watched; once it has been unavailable for spec.failover.delaySeconds, the
+    //    most advanced ready replica promoted (status.currentPrimary written at once).
+    Failover.Outcome failover = Failover.run(db, context, agents.apply(context.getClient()));
+    if (failover
+        .note()
+        .map(n -> n.reason() == Reason.FAILED_OVER || n.reason() == Reason.SWITCHED_OVER)
+        .orElse(false)) {
+      StatusWriter.write(
+          db, context, StorageResize.Outcome.NONE, Optional.empty(), failover.note());
+    }
+    // 3b. Pods labelled with their role, which the Services select on and the pods start from.
     PodRoles.label(db, context);
     // 4. Pods that cannot run and hold an outdated template replaced, so a fixed spec rolls out.
     StuckPods.replace(db, context);
@@ -140,13 +174,42 @@ public class DatabaseReconciler implements Reconciler<Database> {
     // 6. Data volumes grown when spec.storage grew.
     StorageResize.Outcome resize = StorageResize.apply(storage, context.getClient());
     // 7. The status from what the children report, written only when it changed.
-    Optional<Duration> recheck = StatusWriter.write(db, context, resize, Optional.empty());
+    Optional<Duration> recheck =
+        StatusWriter.write(db, context, resize, Optional.empty(), failover.note());
     if (resize.resizing()) {
       recheck = Optional.of(StorageResize.POLL);
     }
+    recheck = earliest(recheck, failover.recheck());
     return recheck
         .map(after -> UpdateControl.<Database>noUpdate().rescheduleAfter(after))
         .orElseGet(UpdateControl::noUpdate);
+  }
+
+  /** The update filter of the Database informer (see the class annotation). */
+  public static class SpecOrSwitchover implements OnUpdateFilter<Database> {
+    @Override
+    public boolean accept(Database now, Database before) {
+      return !Objects.equals(
+              now.getMetadata().getGeneration(), before.getMetadata().getGeneration())
+          || (now.isMarkedForDeletion() && !before.isMarkedForDeletion())
+          || !Objects.equals(switchover(now), switchover(before));
+    }
+
+    private static String switchover(Database db) {
+      return db.getMetadata().getAnnotations() == null
+          ? null
+          : db.getMetadata().getAnnotations().get(Keys.SWITCHOVER_ANNOTATION);
+    }
+  }
+
+  private static Optional<Duration> earliest(Optional<Duration> a, Optional<Duration> b) {
+    if (a.isEmpty()) {
+      return b;
+    }
+    if (b.isEmpty()) {
+      return a;
+    }
+    return Optional.of(a.get().compareTo(b.get()) <= 0 ? a.get() : b.get());
   }
 
   @Override

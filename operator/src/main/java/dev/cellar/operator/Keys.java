@@ -22,7 +22,10 @@ public final class Keys {
   /** The label selector of every informer on children. */
   public static final String MANAGED_SELECTOR = MANAGED_BY + "=" + OPERATOR;
 
-  /** The role label on database pods, which the read-only Service selects on. */
+  /**
+   * The role label on database pods: the Services select on it, and each pod's entrypoint reads it
+   * (a downward API volume) to start as the primary or as a replica. Only the operator sets it.
+   */
   public static final String ROLE = "cellar.dev/role";
 
   public static final String ROLE_PRIMARY = "primary";
@@ -40,6 +43,16 @@ public final class Keys {
 
   /** On the pod template: a hash of the ConfigMap's files, so a changed script rolls the pods. */
   public static final String CONFIG_HASH_ANNOTATION = "cellar.dev/config-hash";
+
+  /**
+   * On the primary pod while the Database has never been available: its entrypoint may initialise
+   * an empty data volume. Without it, a primary whose volume is empty waits for a failover instead
+   * of starting empty.
+   */
+  public static final String BOOTSTRAP_ANNOTATION = "cellar.dev/bootstrap";
+
+  /** On a Database: a planned switchover to the named pod; removed when done. */
+  public static final String SWITCHOVER_ANNOTATION = "cellar.dev/switchover-to";
 
   /** On a StorageClass: the cluster's default class. */
   public static final String DEFAULT_CLASS_ANNOTATION =

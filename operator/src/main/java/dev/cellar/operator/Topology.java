@@ -97,11 +97,37 @@ public record Topology(Database db) {
   }
 
   /**
-   * The pod that is the primary: pod 0, where the replicas stream from, and what {@code
-   * status.currentPrimary} reports. Every Service, script and status asks here.
+   * The pod that is the primary: {@code status.currentPrimary}, which the operator writes when it
+   * first labels a primary (pod 0) and when it fails over or switches over; pod 0 until then. The
+   * Services select it by its role label, and every pod's entrypoint learns its role from that
+   * label, never from its ordinal.
    */
   public String primaryPod() {
-    return pod(0);
+    return Optional.ofNullable(db.getStatus())
+        .map(s -> s.getCurrentPrimary())
+        .filter(this::isPod)
+        .orElseGet(() -> pod(0));
+  }
+
+  /** Whether {@code name} is one of this Database's pods, of any ordinal the CRD admits. */
+  public boolean isPod(String name) {
+    return name != null && ordinal(name).isPresent();
+  }
+
+  /** The ordinal of a pod of this Database, by its name. */
+  public Optional<Integer> ordinal(String pod) {
+    String prefix = statefulSet() + "-";
+    if (pod == null || !pod.startsWith(prefix)) {
+      return Optional.empty();
+    }
+    String rest = pod.substring(prefix.length());
+    if (!rest.matches("[0-9]{1,2}")) {
+      return Optional.empty();
+    }
+    int ordinal = Integer.parseInt(rest);
+    return ordinal < DatabaseSpec.MAX_REPLICAS && rest.equals(String.valueOf(ordinal))
+        ? Optional.of(ordinal)
+        : Optional.empty();
   }
 
   // DNS names and endpoints.
@@ -114,11 +140,6 @@ public record Topology(Database db) {
   /** The replicas' DNS name: the read-only Service. */
   public String readOnlyHost() {
     return serviceHost(readOnlyService());
-  }
-
-  /** The primary pod's own DNS name through the headless Service, ready or not. */
-  public String primaryPodHost() {
-    return primaryPod() + "." + serviceHost(headlessService());
   }
 
   public String endpoint() {

@@ -147,8 +147,7 @@ class DatabaseReconcilerIT extends ReconcilerTestBase {
         .contains(":" + port + "/");
 
     Service primary = child(Service.class, name);
-    assertThat(primary.getSpec().getSelector())
-        .containsEntry("statefulset.kubernetes.io/pod-name", name + "-0");
+    assertThat(primary.getSpec().getSelector()).containsEntry("cellar.dev/role", "primary");
     assertThat(child(Service.class, name + "-headless").getSpec().getClusterIP()).isEqualTo("None");
 
     StatefulSet sts = child(StatefulSet.class, name);

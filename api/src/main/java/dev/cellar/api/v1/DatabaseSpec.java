@@ -176,8 +176,8 @@ public class DatabaseSpec {
   private String storageClassName;
 
   @JsonPropertyDescription(
-      "Number of database pods, 1 to 5. Pod 0 is the primary; the others are streaming replicas"
-          + " behind the <name>-ro Service.")
+      "Number of database pods, 1 to 5. Pod 0 is the first primary (status.currentPrimary names"
+          + " the primary after a failover); the others are streaming replicas behind <name>-ro.")
   @SpecReplicas
   @Default("1")
   @Min(1)
@@ -193,6 +193,13 @@ public class DatabaseSpec {
   @JsonPropertyDescription("Schedule, retention and volume size of the dumps.")
   @Default("{}")
   private BackupSpec backup = new BackupSpec();
+
+  @JsonPropertyDescription(
+      "Automatic failover (replicas > 1): when the primary has been unavailable for"
+          + " delaySeconds, the most advanced ready replica is promoted, the Services follow it and"
+          + " the former primary rejoins as a replica.")
+  @Default("{}")
+  private FailoverSpec failover = new FailoverSpec();
 
   @JsonPropertyDescription(
       "CPU and memory of each database pod. Default: requests 100m / 256Mi, limits 500m / 1Gi."

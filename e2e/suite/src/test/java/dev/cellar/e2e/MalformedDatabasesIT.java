@@ -133,6 +133,21 @@ class MalformedDatabasesIT {
             "spec.backup.retention",
             "less than or equal to 365"),
         new Bad(
+            "failover delay negative",
+            OK + "  failover: {delaySeconds: -1}\n",
+            "spec.failover.delaySeconds",
+            "greater than or equal to 0"),
+        new Bad(
+            "failover delay too long",
+            OK + "  failover: {delaySeconds: 7200}\n",
+            "spec.failover.delaySeconds",
+            "less than or equal to 3600"),
+        new Bad(
+            "failover enabled text",
+            OK + "  failover: {enabled: maybe}\n",
+            "spec.failover.enabled",
+            "must be of type boolean"),
+        new Bad(
             "backup storage",
             OK + "  backup: {storage: 5 gigs}\n",
             "spec.backup.storage",

@@ -168,26 +168,208 @@ class RealNodeIT {
 
   @Test
   void mariadbRunsReplicatesBacksUpRestoresAndSurvivesItsPrimary() {
-    scenario(
-        new Engine(
-            "mariadb",
-            "10.11",
-            "cellar.local/mariadb:10.11",
-            "MYSQL_PWD=$DB_PASSWORD mariadb -h orders -u \"$DB_USER\" \"$DB_NAME\" -e "
-                + "\"CREATE TABLE items (id int PRIMARY KEY, v varchar(32)); INSERT INTO items VALUES (1, 'real')\"",
-            (host, db) ->
-                "MYSQL_PWD=$DB_ROOT_PASSWORD mariadb -h "
-                    + host
-                    + " -uroot -N -B "
-                    + db
-                    + " -e \"SELECT v FROM items WHERE id = 1\"",
-            "MYSQL_PWD=$DB_PASSWORD mariadb -h orders-ro -u \"$DB_USER\" -N -B -e \"SELECT @@read_only\"",
-            "1",
-            // --all-databases dumps the system schema too: restore the dump's header (session
-            // settings) and the application's database.
-            "zcat \"$dump\" | awk -v db=\"$SOURCE_DB\" "
-                + "'BEGIN { on = 1 } /^-- Current Database: / { on = index($0, \"`\" db \"`\") > 0 } on' "
-                + "| MYSQL_PWD=$DB_ROOT_PASSWORD mariadb -h restored -uroot >/tmp/restore.log 2>&1"));
+    scenario(mariadb());
+  }
+
+  static Engine mariadb() {
+    return new Engine(
+        "mariadb",
+        "10.11",
+        "cellar.local/mariadb:10.11",
+        "MYSQL_PWD=$DB_PASSWORD mariadb -h orders -u \"$DB_USER\" \"$DB_NAME\" -e "
+            + "\"CREATE TABLE items (id int PRIMARY KEY, v varchar(32)); INSERT INTO items VALUES (1, 'real')\"",
+        (host, db) ->
+            "MYSQL_PWD=$DB_ROOT_PASSWORD mariadb -h "
+                + host
+                + " -uroot -N -B "
+                + db
+                + " -e \"SELECT v FROM items WHERE id = 1\"",
+        "MYSQL_PWD=$DB_PASSWORD mariadb -h orders-ro -u \"$DB_USER\" -N -B -e \"SELECT @@read_only\"",
+        "1",
+        // --all-databases dumps the system schema too: restore the dump's header (session
+        // settings) and the application's database.
+        "zcat \"$dump\" | awk -v db=\"$SOURCE_DB\" "
+            + "'BEGIN { on = 1 } /^-- Current Database: / { on = index($0, \"`\" db \"`\") > 0 } on' "
+            + "| MYSQL_PWD=$DB_ROOT_PASSWORD mariadb -h restored -uroot >/tmp/restore.log 2>&1");
+  }
+
+  /**
+   * Failover, for each engine with three replicas: a client writes a row every few tens of
+   * milliseconds through {@code <name>} while the primary loses its data volume's contents and its
+   * server stops (so its pod cannot serve again: a primary with an empty volume never starts). The
+   * client's writes resume through {@code <name>} on a promoted replica within 15 s of the first
+   * failed one; every acknowledged row is there; the old primary's pod comes back as a replica
+   * (cloned or seeded from the new primary) and receives the rows written after the failover.
+   */
+  @Test
+  void postgresqlFailsOverWhenItsPrimaryIsLost() {
+    failover(
+        postgresql(),
+        "PGUSER=$DB_USER PGPASSWORD=$DB_PASSWORD PGCONNECT_TIMEOUT=2 psql -X -h %s -d \"$DB_NAME\" -qtA -v ON_ERROR_STOP=1 -c \"%s\"",
+        "rm -rf \"$PGDATA\"; kill -INT 1");
+  }
+
+  @Test
+  void mariadbFailsOverWhenItsPrimaryIsLost() {
+    failover(
+        mariadb(),
+        "MYSQL_PWD=$DB_PASSWORD mariadb --connect-timeout=2 -h %s -u \"$DB_USER\" -N -B \"$DB_NAME\" -e \"%s\"",
+        "find /var/lib/mysql -mindepth 1 -maxdepth 1 -exec rm -rf {} + 2>/dev/null; kill -TERM 1");
+  }
+
+  /**
+   * The failover scenario; {@code sql} is a format with host and statement that runs SQL as the
+   * application user, {@code lose} what the primary's container runs to lose its data and stop.
+   */
+  void failover(Engine engine, String sql, String lose) {
+    String ns = newNamespace(engine.name + "-fo");
+    long start = System.nanoTime();
+    apply(ns, database("orders", engine, 3, false));
+    waitReady(ns, "orders");
+    timings.add(engine.name + ": failover: 3 replicas Ready in " + seconds(start) + " s");
+    String primary = currentPrimary(ns);
+    assertThat(primary).isEqualTo("orders-0");
+    assertThat(
+            client(
+                ns,
+                engine,
+                "orders",
+                "create",
+                String.format(
+                    Locale.ROOT, sql, "orders", "CREATE TABLE ticks (id int PRIMARY KEY)"),
+                false))
+        .isBlank();
+
+    // The writer: one row per statement, each on a new connection, logged with the time.
+    int seconds = 50;
+    String writer =
+        "end=$((SECONDS + "
+            + seconds
+            + ")); i=0; while [ $SECONDS -lt $end ]; do i=$((i + 1)); t=$(date +%s%3N); if "
+            + String.format(Locale.ROOT, sql, "orders", "INSERT INTO ticks VALUES ($i)")
+            + " >/dev/null 2>/tmp/err; then echo \"ok $i $t\"; else echo \"fail $i $t $(head -c 150 /tmp/err | tr '\\n' ' ')\"; sleep 0.2; fi; done";
+    startClient(ns, engine, "orders", "writer", writer);
+    await("the writer's first rows")
+        .atMost(Duration.ofMinutes(2))
+        .pollInterval(Duration.ofMillis(500))
+        .until(
+            () ->
+                kubectl("logs", "-n", ns, "client-writer")
+                        .stdout()
+                        .lines()
+                        .filter(l -> l.startsWith("ok "))
+                        .count()
+                    >= 20);
+
+    // The primary loses its data and stops; its container restarts on an empty volume.
+    long lost = System.nanoTime();
+    ok("exec", "-n", ns, primary, "-c", "database", "--", "bash", "-c", lose + " || true");
+    await("a replica promoted")
+        .atMost(Duration.ofMinutes(1))
+        .pollInterval(Duration.ofMillis(200))
+        .until(() -> !currentPrimary(ns).equals(primary) && !currentPrimary(ns).isEmpty());
+    String promoted = currentPrimary(ns);
+    timings.add(
+        engine.name
+            + ": failover: "
+            + promoted
+            + " promoted "
+            + seconds(lost)
+            + " s after the primary was lost");
+
+    String log = awaitClient(ns, "writer", Duration.ofMinutes(2));
+    List<String> lines =
+        log.lines().filter(l -> l.startsWith("ok ") || l.startsWith("fail ")).toList();
+    long firstFail = -1;
+    long resumed = -1;
+    List<String> acknowledged = new ArrayList<>();
+    String firstError = "";
+    for (String line : lines) {
+      String[] f = line.split(" ", 4);
+      long at = Long.parseLong(f[2]);
+      if (f[0].equals("ok")) {
+        acknowledged.add(f[1]);
+        if (firstFail >= 0 && resumed < 0) {
+          resumed = at;
+        }
+      } else if (firstFail < 0) {
+        firstFail = at;
+        firstError = f.length > 3 ? f[3] : "";
+      }
+    }
+    assertThat(firstFail).as("the writer saw the primary go:\n" + log).isPositive();
+    assertThat(resumed).as("the writer's writes resumed:\n" + log).isPositive();
+    long outageMs = resumed - firstFail;
+    timings.add(
+        String.format(
+            Locale.ROOT,
+            "%s: failover: client outage %.1f s (first failed write to first acknowledged one);"
+                + " %d rows acknowledged; first error: %s",
+            engine.name,
+            outageMs / 1000.0,
+            acknowledged.size(),
+            firstError.strip()));
+
+    // Every acknowledged row is on the new primary.
+    String ids =
+        client(
+            ns,
+            engine,
+            "orders",
+            "count",
+            String.format(Locale.ROOT, sql, "orders", "SELECT id FROM ticks ORDER BY id"),
+            false);
+    List<String> present = ids.lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
+    assertThat(present).as("rows on the new primary").containsAll(acknowledged);
+
+    // The old primary comes back as a replica of the new one and receives the new rows.
+    start = System.nanoTime();
+    await("the old primary back as a ready replica")
+        .atMost(Duration.ofMinutes(3))
+        .pollInterval(Duration.ofSeconds(1))
+        .until(
+            () ->
+                kubectl(
+                        "get",
+                        "pod",
+                        "-n",
+                        ns,
+                        primary,
+                        "-o",
+                        "jsonpath={.metadata.labels.cellar\\.dev/role} {.status.conditions[?(@.type==\"Ready\")].status}")
+                    .stdout()
+                    .strip()
+                    .equals("replica True"));
+    timings.add(
+        engine.name
+            + ": failover: old primary a ready replica "
+            + seconds(start)
+            + " s after the writer stopped");
+    String last = acknowledged.get(acknowledged.size() - 1);
+    String onOld =
+        "for i in $(seq 1 60); do n=$("
+            + String.format(
+                Locale.ROOT,
+                sql,
+                primary + ".orders-headless",
+                "SELECT count(*) FROM ticks WHERE id = " + last)
+            + " 2>/dev/null || true); [ \"$n\" = 1 ] && { echo found; exit 0; }; sleep 1; done; exit 1";
+    assertThat(client(ns, engine, "orders", "old-primary", onOld, false).strip())
+        .as("the last acknowledged row, written after the failover, on the old primary")
+        .isEqualTo("found");
+    waitReady(ns, "orders");
+    timings.add(
+        engine.name
+            + ": failover scenario "
+            + seconds(start)
+            + " s after the writer stopped, Ready");
+    assertThat(outageMs).as("client outage window in ms (limit 15 s)").isLessThan(15_000);
+  }
+
+  static String currentPrimary(String ns) {
+    return kubectl("get", "db", "-n", ns, "orders", "-o", "jsonpath={.status.currentPrimary}")
+        .stdout()
+        .strip();
   }
 
   /**
@@ -599,8 +781,44 @@ class RealNodeIT {
                   + " readOnly: true}}]"));
     }
     apply(ns, String.join("\n", yaml) + "\n");
+    return awaitClient(ns, name, Duration.ofMinutes(3));
+  }
+
+  /** Starts a client pod (as {@link #client}, without backups) and returns at once. */
+  static void startClient(
+      String ns, Engine engine, String credentialsOf, String name, String script) {
+    String secret = credentialsOf + "-credentials";
+    apply(
+        ns,
+        String.join(
+                "\n",
+                "apiVersion: v1",
+                "kind: Pod",
+                "metadata:",
+                "  name: client-" + name,
+                "spec:",
+                cluster.isLocal() ? "  nodeSelector: {" + NODE_LABEL + ": \"true\"}" : "",
+                "  restartPolicy: Never",
+                "  securityContext: {runAsNonRoot: true, runAsUser: 999, runAsGroup: 999,"
+                    + " seccompProfile: {type: RuntimeDefault}}",
+                "  containers:",
+                "  - name: client",
+                "    image: " + engine.image,
+                "    command: [bash, -c, " + yamlString("set -o pipefail; " + script) + "]",
+                "    securityContext: {allowPrivilegeEscalation: false, capabilities: {drop: [ALL]}}",
+                "    env:",
+                env("DB_USER", secret, "username"),
+                env("DB_PASSWORD", secret, "password"),
+                env("DB_NAME", secret, "database"),
+                env("DB_ROOT_PASSWORD", secret, "root-password"))
+            + "\n");
+  }
+
+  /** Waits for client pod {@code client-NAME} to finish, asserts it succeeded, returns its log. */
+  static String awaitClient(String ns, String name, Duration atMost) {
+    String pod = "client-" + name;
     await("client pod " + pod)
-        .atMost(Duration.ofMinutes(3))
+        .atMost(atMost)
         .pollInterval(Duration.ofMillis(500))
         .until(
             () ->
@@ -611,9 +829,7 @@ class RealNodeIT {
                             .strip()));
     String phase = kubectl("get", "pod", "-n", ns, pod, "-o", "jsonpath={.status.phase}").stdout();
     String logs = kubectl("logs", "-n", ns, pod).stdout();
-    assertThat(phase)
-        .as("client pod " + pod + " (" + script + ") printed:\n" + logs)
-        .isEqualTo("Succeeded");
+    assertThat(phase).as("client pod " + pod + " printed:\n" + logs).isEqualTo("Succeeded");
     ok("delete", "pod", "-n", ns, pod, "--wait=false");
     return logs;
   }

@@ -7,7 +7,10 @@ import io.javaoperatorsdk.operator.processing.dependent.kubernetes.BooleanWithUn
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import java.util.Map;
 
-/** The read-write Service {@code <name>}: it selects the primary pod and nothing else. */
+/**
+ * The read-write Service {@code <name>}: it selects the pod labelled {@code
+ * cellar.dev/role=primary}, which only the operator sets (on {@code status.currentPrimary}).
+ */
 @KubernetesDependent(useSSA = BooleanWithUndefined.FALSE)
 public class PrimaryServiceDependent extends ServiceChild {
   @Override
@@ -17,6 +20,6 @@ public class PrimaryServiceDependent extends ServiceChild {
 
   @Override
   protected Map<String, String> selector(Database db) {
-    return databasePodsWith(db, Keys.POD_NAME, Topology.of(db).primaryPod());
+    return databasePodsWith(db, Keys.ROLE, Keys.ROLE_PRIMARY);
   }
 }

@@ -49,6 +49,18 @@ import java.util.TreeMap;
 public class StatefulSetDependent extends OwnedChild<StatefulSet> {
   static final String CONFIG_VOLUME = "config";
 
+  /**
+   * The pod's own labels and annotations (downward API), which the kubelet keeps up to date: the
+   * entrypoint reads its role ({@link Keys#ROLE}) there, so a pod's role is what the operator last
+   * said, even while the operator is down.
+   */
+  static final String POD_INFO_VOLUME = "pod-info";
+
+  /**
+   * Where {@link #POD_INFO_VOLUME} is mounted; lib.sh reads {@code labels} and {@code annotations}.
+   */
+  public static final String POD_INFO_DIR = "/etc/cellar-pod";
+
   public StatefulSetDependent() {
     super(StatefulSet.class);
   }
@@ -86,6 +98,19 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
             .withNewConfigMap()
             .withName(topology.configMap())
             .endConfigMap()
+            .endVolume()
+            .addNewVolume()
+            .withName(POD_INFO_VOLUME)
+            .withNewDownwardAPI()
+            .addNewItem()
+            .withPath("labels")
+            .withNewFieldRef("v1", "metadata.labels")
+            .endItem()
+            .addNewItem()
+            .withPath("annotations")
+            .withNewFieldRef("v1", "metadata.annotations")
+            .endItem()
+            .endDownwardAPI()
             .endVolume();
     PodScheduling.apply(db, pod);
     return new StatefulSetBuilder()
@@ -139,6 +164,12 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
             .withMountPath(EngineProfile.CELLAR_DIR)
             .withReadOnly(true)
             .build());
+    mounts.add(
+        new VolumeMountBuilder()
+            .withName(POD_INFO_VOLUME)
+            .withMountPath(POD_INFO_DIR)
+            .withReadOnly(true)
+            .build());
     new TreeMap<>(profile.engineIncludes())
         .forEach(
             (file, path) ->
@@ -173,7 +204,8 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
 
   /**
    * What the engine's entrypoint and replication scripts need to know about their pod: its name
-   * (the ordinal says primary or replica), where the primary is, and the replication account.
+   * (the ordinal gives MySQL's server_id; the role comes from the pod's label), where the primary
+   * is (the read-write Service, which follows the primary's label), and the replication account.
    */
   static List<EnvVar> replicationEnv(Database db, EngineProfile profile) {
     Topology topology = Topology.of(db);
@@ -188,7 +220,7 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
             .endFieldRef()
             .endValueFrom()
             .build(),
-        EngineProfile.value("CELLAR_PRIMARY_HOST", topology.primaryPodHost()),
+        EngineProfile.value("CELLAR_PRIMARY_HOST", topology.primaryHost()),
         EngineProfile.value("CELLAR_PORT", String.valueOf(profile.port())),
         EngineProfile.fromSecret(
             "CELLAR_REPLICATION_USER", secret, Credentials.REPLICATION_USER, true),

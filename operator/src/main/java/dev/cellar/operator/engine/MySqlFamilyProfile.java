@@ -56,7 +56,8 @@ abstract class MySqlFamilyProfile extends EngineProfile {
           "mysql-lib.sh",
           "server-args.sh",
           "primary-setup.sh",
-          "replica-bootstrap.sh");
+          "replica-bootstrap.sh",
+          "role.sh");
 
   @Override
   public Map<String, String> configFiles(Database db) {

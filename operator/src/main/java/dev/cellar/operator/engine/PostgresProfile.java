@@ -93,14 +93,17 @@ public final class PostgresProfile extends EngineProfile {
               "password_encryption", "scram-sha-256",
               "wal_level", "replica",
               "max_wal_senders", "10",
-              "hot_standby", "on"));
+              "hot_standby", "on",
+              // pg_rewind needs it to bring a former primary back as a standby after a failover.
+              "wal_log_hints", "on"));
 
   /**
    * The replication scripts (see each file's header): entrypoint.sh wraps the image's entrypoint;
-   * primary-setup.sh and replica-bootstrap.sh also run outside containers.
+   * primary-setup.sh and replica-bootstrap.sh also run outside containers; role.sh is what the
+   * operator runs through pods/exec to fail over.
    */
   static final List<String> SCRIPTS =
-      List.of("entrypoint.sh", "pg-lib.sh", "primary-setup.sh", "replica-bootstrap.sh");
+      List.of("entrypoint.sh", "pg-lib.sh", "primary-setup.sh", "replica-bootstrap.sh", "role.sh");
 
   @Override
   public Map<String, String> configFiles(Database db) {

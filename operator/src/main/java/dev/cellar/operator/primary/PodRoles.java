@@ -1,42 +1,104 @@
 package dev.cellar.operator.primary;
 
 import dev.cellar.api.v1.Database;
+import dev.cellar.api.v1.Phase;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 
-/** Labels each database pod primary or replica; the read-only Service selects on the label. */
+/**
+ * Labels each database pod primary or replica, from {@code status.currentPrimary} (pod 0 at first
+ * creation). The Services select on the label, and each pod's entrypoint reads it through a
+ * downward API volume: a pod starts writable only when labelled primary, so the label is the fence.
+ * While the Database has never been available the primary also carries {@link
+ * Keys#BOOTSTRAP_ANNOTATION}, the only case in which it may initialise an empty volume.
+ */
 public final class PodRoles {
   private PodRoles() {}
 
   public static void label(Database db, Context<Database> context) {
-    String primary = Topology.of(db).primaryPod();
+    Topology topology = Topology.of(db);
+    String primary = topology.primaryPod();
+    boolean bootstrap = mayBootstrap(db);
     for (Pod pod : context.getSecondaryResources(Pod.class)) {
-      String role =
-          pod.getMetadata().getName().equals(primary) ? Keys.ROLE_PRIMARY : Keys.ROLE_REPLICA;
-      Map<String, String> labels = pod.getMetadata().getLabels();
-      if (!role.equals(labels.get(Keys.ROLE))) {
-        // A merge patch without resourceVersion: kwok and the kubelet update pods all the time.
-        try {
-          context
-              .getClient()
-              .pods()
-              .inNamespace(pod.getMetadata().getNamespace())
-              .withName(pod.getMetadata().getName())
-              .patch(
-                  PatchContext.of(PatchType.JSON_MERGE),
-                  "{\"metadata\":{\"labels\":{\"" + Keys.ROLE + "\":\"" + role + "\"}}}");
-        } catch (KubernetesClientException e) {
-          if (e.getCode() != 404) {
-            throw e;
-          }
-        }
+      if (pod.getMetadata().getDeletionTimestamp() != null) {
+        continue;
+      }
+      boolean isPrimary = pod.getMetadata().getName().equals(primary);
+      String patch = patch(pod, isPrimary, isPrimary && bootstrap);
+      if (patch != null) {
+        apply(context.getClient(), pod, patch);
       }
     }
+  }
+
+  /**
+   * Whether the primary may initialise an empty data volume: only before the Database was ever
+   * available. Later, an empty volume under the primary means its data was lost, and a replica must
+   * take over instead (a fresh empty primary would replicate the loss to every replica).
+   */
+  public static boolean mayBootstrap(Database db) {
+    Phase phase = Optional.ofNullable(db.getStatus()).map(s -> s.getPhase()).orElse(null);
+    return phase == null || phase == Phase.Provisioning || phase == Phase.Failed;
+  }
+
+  /** The merge patch that gives {@code pod} its role, or null when it has it already. */
+  static String patch(Pod pod, boolean primary, boolean bootstrap) {
+    String role = primary ? Keys.ROLE_PRIMARY : Keys.ROLE_REPLICA;
+    Map<String, String> labels =
+        Optional.ofNullable(pod.getMetadata().getLabels()).orElse(Map.of());
+    Map<String, String> annotations =
+        Optional.ofNullable(pod.getMetadata().getAnnotations()).orElse(Map.of());
+    boolean hasBootstrap = "true".equals(annotations.get(Keys.BOOTSTRAP_ANNOTATION));
+    if (role.equals(labels.get(Keys.ROLE)) && hasBootstrap == bootstrap) {
+      return null;
+    }
+    return "{\"metadata\":{\"labels\":{\""
+        + Keys.ROLE
+        + "\":\""
+        + role
+        + "\"},\"annotations\":{\""
+        + Keys.BOOTSTRAP_ANNOTATION
+        + "\":"
+        + (bootstrap ? "\"true\"" : "null")
+        + "}}}";
+  }
+
+  /** Sets the role label of one pod now (a failover relabels before the next reconcile). */
+  public static void relabel(KubernetesClient client, Pod pod, boolean primary) {
+    String patch = patch(pod, primary, false);
+    if (patch != null) {
+      apply(client, pod, patch);
+    }
+  }
+
+  private static void apply(KubernetesClient client, Pod pod, String patch) {
+    // A merge patch without resourceVersion: kwok and the kubelet update pods all the time.
+    try {
+      client
+          .pods()
+          .inNamespace(pod.getMetadata().getNamespace())
+          .withName(pod.getMetadata().getName())
+          .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 404) {
+        throw e;
+      }
+    }
+  }
+
+  /** The role label a pod carries now, if any. */
+  public static Optional<String> roleOf(Pod pod) {
+    return Optional.ofNullable(pod.getMetadata().getLabels())
+        .map(l -> l.get(Keys.ROLE))
+        .filter(Objects::nonNull);
   }
 }

@@ -47,6 +47,16 @@ public final class Conditions {
     // Available
     PRIMARY_READY("PrimaryReady", Type.AVAILABLE),
     PRIMARY_NOT_READY("PrimaryNotReady", Type.AVAILABLE),
+    // Available, around a failover: the primary is unavailable and a replica takes over after
+    // spec.failover.delaySeconds (FailingOver), none can (NoFailoverCandidate), promoting failed
+    // (FailoverFailed), or a replica was promoted (FailedOver, also the Event's reason).
+    FAILING_OVER("FailingOver", Type.AVAILABLE),
+    NO_FAILOVER_CANDIDATE("NoFailoverCandidate", Type.AVAILABLE),
+    FAILOVER_FAILED("FailoverFailed", Type.AVAILABLE),
+    FAILED_OVER("FailedOver", Type.AVAILABLE),
+    // Available after a planned switchover (annotation cellar.dev/switchover-to), and the Events.
+    SWITCHED_OVER("SwitchedOver", Type.AVAILABLE),
+    SWITCHOVER_FAILED("SwitchoverFailed"),
     // Progressing
     UPGRADING("Upgrading", Type.PROGRESSING),
     ROLLING_OUT("RollingOut", Type.PROGRESSING),

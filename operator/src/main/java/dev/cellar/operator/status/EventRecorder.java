@@ -45,7 +45,7 @@ public final class EventRecorder {
 
   /** An event to emit: type, reason, message. */
   public record Note(String type, String reason, String message) {
-    Note(String type, Reason reason, String message) {
+    public Note(String type, Reason reason, String message) {
       this(type, reason.value(), message);
     }
   }

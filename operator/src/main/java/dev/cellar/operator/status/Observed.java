@@ -21,6 +21,7 @@ import java.util.Optional;
  * @param podCreation why the StatefulSet cannot create its pods (its FailedCreate Event), if it
  *     cannot
  * @param volumes why a volume claim stays Pending (its Warning Event), if one does
+ * @param failover what the failover step says about the primary, if anything (see Failover)
  */
 public record Observed(
     Optional<StatefulSet> statefulSet,
@@ -32,7 +33,8 @@ public record Observed(
     Optional<Failure> error,
     Optional<String> credentials,
     Optional<String> podCreation,
-    Optional<String> volumes) {
+    Optional<String> volumes,
+    Optional<Failure> failover) {
 
   /** A failure to report in Degraded: its reason and one line that says what to do. */
   public record Failure(Reason reason, String message) {}

@@ -195,20 +195,43 @@ public final class StatusFactory {
         false, f.hasStatefulSet() ? Reason.PODS_NOT_READY : Reason.CREATING, f.replicasReady());
   }
 
-  /** Available: the primary accepts connections. */
+  /**
+   * Available: the primary accepts connections. Around a failover the failover step's note says
+   * when a replica takes over, or which one did; the last failover stays named while the same
+   * primary is ready.
+   */
   static Verdict available(Facts f) {
     String primary = f.topology().primaryPod();
     if (f.hibernated()) {
       // Even while the primary is still stopping: clients are told not to count on it.
       return new Verdict(false, Reason.HIBERNATED, "the Database is hibernated: no pod serves");
     }
-    return f.primaryReady()
-        ? new Verdict(
-            true,
-            Reason.PRIMARY_READY,
-            "primary " + primary + " accepts connections at " + f.topology().endpoint())
-        : new Verdict(false, Reason.PRIMARY_NOT_READY, "primary " + primary + " is not ready");
+    Optional<Observed.Failure> failover = f.observed().failover();
+    if (f.primaryReady()) {
+      if (failover.isPresent() && MOVED.contains(failover.get().reason())) {
+        return new Verdict(true, failover.get().reason(), failover.get().message());
+      }
+      Optional<Condition> before = ConditionSet.find(f.previous().getConditions(), Type.AVAILABLE);
+      Optional<Reason> beforeReason =
+          before.map(Condition::getReason).flatMap(Reason::byValue).filter(MOVED::contains);
+      if (beforeReason.isPresent()
+          && primary.equals(f.previous().getCurrentPrimary())
+          && "True".equals(before.get().getStatus())) {
+        return new Verdict(true, beforeReason.get(), before.get().getMessage());
+      }
+      return new Verdict(
+          true,
+          Reason.PRIMARY_READY,
+          "primary " + primary + " accepts connections at " + f.topology().endpoint());
+    }
+    if (failover.isPresent() && !MOVED.contains(failover.get().reason())) {
+      return new Verdict(false, failover.get().reason(), failover.get().message());
+    }
+    return new Verdict(false, Reason.PRIMARY_NOT_READY, "primary " + primary + " is not ready");
   }
+
+  /** The reasons of a primary that moved: named while the same primary stays ready. */
+  private static final Set<Reason> MOVED = Set.of(Reason.FAILED_OVER, Reason.SWITCHED_OVER);
 
   /** Progressing: something is being rolled out; False with Reconciled when done. */
   static Verdict progressing(Facts f) {

@@ -45,8 +45,21 @@ public final class StatusWriter {
       Context<Database> context,
       StorageResize.Outcome storage,
       Optional<Observed.Failure> error) {
+    return write(db, context, storage, error, Optional.empty());
+  }
+
+  /**
+   * As {@link #write(Database, Context, StorageResize.Outcome, Optional)}, with the failover's
+   * note.
+   */
+  public static Optional<Duration> write(
+      Database db,
+      Context<Database> context,
+      StorageResize.Outcome storage,
+      Optional<Observed.Failure> error,
+      Optional<Observed.Failure> failover) {
     Instant now = Instant.now();
-    Observed observed = observe(db, context, storage, error);
+    Observed observed = observe(db, context, storage, error, failover);
     DatabaseStatus status = StatusFactory.compute(db, observed, now);
     Optional<Duration> recheck = PodTrouble.of(observed.pods()).flatMap(t -> t.countsIn(now));
     if (observed.credentials().isPresent()) {
@@ -79,7 +92,8 @@ public final class StatusWriter {
       Database db,
       Context<Database> context,
       StorageResize.Outcome storage,
-      Optional<Observed.Failure> error) {
+      Optional<Observed.Failure> error,
+      Optional<Observed.Failure> failover) {
     Topology topology = Topology.of(db);
     Optional<StatefulSet> sts = context.getSecondaryResource(StatefulSet.class);
     List<Pod> pods = List.copyOf(context.getSecondaryResources(Pod.class));
@@ -99,7 +113,8 @@ public final class StatusWriter {
         error,
         credentials(topology, context),
         podCreation(topology, context, sts, pods),
-        volumes(topology, context));
+        volumes(topology, context),
+        failover);
   }
 
   /**

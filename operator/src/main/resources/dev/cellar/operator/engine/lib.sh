@@ -3,8 +3,15 @@
 #
 # The scripts run in database pods (called by entrypoint.sh) and outside containers (called by
 # tests or by hand). Everything they need comes from the environment:
-#   CELLAR_ORDINAL              this server's ordinal; 0 is the primary. Default: the number after
-#                               the last '-' of POD_NAME.
+#   CELLAR_ROLE                 primary or replica. Default: the pod's label cellar.dev/role in
+#                               CELLAR_POD_INFO/labels (a downward API volume the kubelet keeps up
+#                               to date; only the operator sets the label), and outside a pod
+#                               (no such file) ordinal 0 is the primary.
+#   CELLAR_POD_INFO             the downward API directory (default /etc/cellar-pod)
+#   CELLAR_BOOTSTRAP            1: a primary may initialise an empty data directory. Default: the
+#                               pod's annotation cellar.dev/bootstrap=true, and outside a pod yes.
+#   CELLAR_ORDINAL              this server's ordinal (MySQL's server_id). Default: the number
+#                               after the last '-' of POD_NAME.
 #   CELLAR_PORT                 the port of this server (default: the engine's port)
 #   CELLAR_LOCAL_HOST           how to reach this server: a host, or a socket directory/path
 #   CELLAR_PRIMARY_HOST         the primary's host name
@@ -46,7 +53,93 @@ cellar_ordinal() {
   printf '%d\n' "$((10#$ordinal))"
 }
 
-cellar_is_primary() { [ "$(cellar_ordinal)" -eq 0 ]; }
+# cellar_pod_info FILE KEY: the value of KEY in the downward API file FILE (labels, annotations),
+# empty when absent. The kubelet writes one key="value" per line, the value escaped as in Go.
+cellar_pod_info() {
+  local file=${CELLAR_POD_INFO:-/etc/cellar-pod}/$1
+  [ -f "$file" ] || return 0
+  awk -v key="$2" 'index($0, key "=\"") == 1 { v = substr($0, length(key) + 3); sub(/"$/, "", v); print v; exit }' "$file"
+}
+
+cellar_in_pod() { [ -f "${CELLAR_POD_INFO:-/etc/cellar-pod}/labels" ]; }
+
+# This server's role as the operator last set it: primary, replica, or empty (none yet).
+cellar_role() {
+  if [ -n "${CELLAR_ROLE:-}" ]; then
+    printf '%s\n' "$CELLAR_ROLE"
+  elif cellar_in_pod; then
+    cellar_pod_info labels cellar.dev/role
+  elif [ "$(cellar_ordinal)" -eq 0 ]; then
+    echo primary
+  else
+    echo replica
+  fi
+}
+
+cellar_is_primary() { [ "$(cellar_role)" = primary ]; }
+
+# Whether a primary may initialise an empty data directory (see CELLAR_BOOTSTRAP).
+cellar_bootstrap_allowed() {
+  if [ -n "${CELLAR_BOOTSTRAP:-}" ]; then
+    [ "$CELLAR_BOOTSTRAP" = 1 ]
+  elif cellar_in_pod; then
+    [ "$(cellar_pod_info annotations cellar.dev/bootstrap)" = true ]
+  else
+    return 0
+  fi
+}
+
+# Waits until the operator has given this pod a role, and prints it. A pod without a role never
+# starts a server: it may be a primary's pod recreated while the operator fails over.
+cellar_await_role() {
+  local role waited=0
+  while role=$(cellar_role) && [ -z "$role" ]; do
+    if [ $((waited % 30)) -eq 0 ]; then
+      cellar_note "waiting for Cellar to label this pod primary or replica (cellar.dev/role)"
+    fi
+    sleep 1
+    waited=$((waited + 1))
+  done
+  printf '%s\n' "$role"
+}
+
+# cellar_await_role_with_data HAS_DATA DEMOTED: the role, once it is one this server can start in.
+# A primary whose data directory is empty (HAS_DATA is 0) starts only when bootstrapping is allowed
+# (a new Database); otherwise its data was lost, and it waits for the operator to promote a
+# replica and relabel this pod, which then clones from the new primary. A server demoted for a
+# switchover (the file DEMOTED exists, written by role.sh demote) never starts as the primary on a
+# label the kubelet has not refreshed yet: it waits for the label replica (then the file goes), or
+# for the operator to take the demotion back (role.sh promote removes the file).
+cellar_await_role_with_data() {
+  local has_data=$1 demoted=${2:-/nonexistent} role waited=0
+  while true; do
+    role=$(cellar_await_role)
+    if [ -f "$demoted" ]; then
+      if [ "$role" = replica ]; then
+        rm -f "$demoted"
+        printf '%s\n' "$role"
+        return 0
+      fi
+      if [ $((waited % 30)) -eq 0 ]; then
+        cellar_note "demoted for a switchover: waiting for the label replica (or the demotion undone)"
+      fi
+      sleep 1
+      waited=$((waited + 1))
+      continue
+    fi
+    if [ "$role" != primary ] || [ "$has_data" = 1 ] || cellar_bootstrap_allowed; then
+      printf '%s\n' "$role"
+      return 0
+    fi
+    if [ $((waited % 30)) -eq 0 ]; then
+      cellar_warn "this pod is labelled primary but its data directory is empty, and the Database" \
+        "has run before: not starting an empty primary. Waiting for Cellar to fail over to a" \
+        "replica (spec.failover); this pod then clones from the new primary."
+    fi
+    sleep 2
+    waited=$((waited + 2))
+  done
+}
 
 cellar_has_replication_account() {
   [ -n "${CELLAR_REPLICATION_USER:-}" ] && [ -n "${CELLAR_REPLICATION_PASSWORD:-}" ]

@@ -64,8 +64,12 @@ class DesiredStateTest {
     assertThat(new ReadOnlyServiceDependent().childName(t)).isEqualTo(t.readOnlyService());
     assertThat(new BackupPvcDependent().childName(t)).isEqualTo(t.backupClaim());
     assertThat(t.primaryHost()).isEqualTo("orders-db.shop.svc.cluster.local");
-    assertThat(t.primaryPodHost())
-        .isEqualTo("orders-db-0.orders-db-headless.shop.svc.cluster.local");
+    // The primary is pod 0 until the status names another; other names are not its pods.
+    assertThat(t.primaryPod()).isEqualTo("orders-db-0");
+    assertThat(t.isPod("orders-db-4")).isTrue();
+    assertThat(t.isPod("orders-db-5")).isFalse();
+    assertThat(t.isPod("orders-db-01")).isFalse();
+    assertThat(t.isPod("orders-db-x")).isFalse();
     assertThat(t.readOnlyEndpoint()).isEqualTo("orders-db-ro.shop.svc.cluster.local:5432");
   }
 
@@ -105,7 +109,7 @@ class DesiredStateTest {
     assertThat(headless.getSpec().getPublishNotReadyAddresses()).isTrue();
     Service primary = new PrimaryServiceDependent().desired(db, null);
     assertThat(primary.getSpec().getSelector())
-        .containsEntry("statefulset.kubernetes.io/pod-name", "orders-db-0")
+        .containsEntry("cellar.dev/role", "primary")
         .containsEntry(Keys.INSTANCE, "orders-db");
     assertThat(primary.getSpec().getPorts().get(0).getPort()).isEqualTo(3306);
     assertThat(primary.getSpec().getPorts().get(0).getProtocol()).isEqualTo("TCP");

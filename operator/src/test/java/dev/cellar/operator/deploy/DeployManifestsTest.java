@@ -151,6 +151,10 @@ class DeployManifestsTest {
     }
     assertThat(grants(rules, "", "events", "create")).isTrue();
     assertThat(grants(rules, "", "secrets", "deletecollection")).isFalse();
+    // Failover runs role.sh in the database pods; nothing else of a pod's subresources.
+    assertThat(grants(rules, "", "pods/exec", "create")).isTrue();
+    assertThat(grants(rules, "", "pods/attach", "create")).isFalse();
+    assertThat(grants(rules, "", "pods/portforward", "create")).isFalse();
   }
 
   @Test

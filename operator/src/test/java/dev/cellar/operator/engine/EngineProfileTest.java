@@ -51,7 +51,8 @@ class EngineProfileTest {
             "pg-lib.sh",
             "entrypoint.sh",
             "primary-setup.sh",
-            "replica-bootstrap.sh");
+            "replica-bootstrap.sh",
+            "role.sh");
     assertThat(files.get("entrypoint.sh"))
         .startsWith("#!/usr/bin/env bash")
         .contains("set -euo pipefail", "exec \"$image_entrypoint\" postgres \"$@\"");
@@ -61,7 +62,7 @@ class EngineProfileTest {
         .contains("WITH REPLICATION LOGIN PASSWORD", "host replication", "scram-sha-256");
     // The settings replication needs, passed as -c flags after the entrypoint.
     assertThat(p.args(db(Engine.POSTGRESQL, "16")))
-        .contains("wal_level=replica", "max_wal_senders=10", "hot_standby=on");
+        .contains("wal_level=replica", "max_wal_senders=10", "hot_standby=on", "wal_log_hints=on");
   }
 
   @Test
@@ -101,7 +102,8 @@ class EngineProfileTest {
           "entrypoint.sh",
           "server-args.sh",
           "primary-setup.sh",
-          "replica-bootstrap.sh");
+          "replica-bootstrap.sh",
+          "role.sh");
 
   @Test
   void mysqlConfigurationForGtidReplication() {

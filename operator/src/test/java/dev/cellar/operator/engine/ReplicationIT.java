@@ -217,6 +217,102 @@ class ReplicationIT {
         .until(() -> psqlValue(standbyPort, "SELECT count(*) FROM orders").equals("251"));
   }
 
+  /**
+   * A failover and a rejoin with the scripts the operator runs (role.sh through pods/exec, the
+   * entrypoint's replica-bootstrap.sh): the standby reports its position and is promoted while the
+   * old primary still takes a write that never reaches it (timelines diverge); the old primary, now
+   * labelled replica, is rewound onto the new timeline with pg_rewind, streams from the new
+   * primary, and the diverged row is gone.
+   */
+  @Test
+  void postgresStandbyIsPromotedAndTheOldPrimaryRewindsOntoIt() throws IOException {
+    Path scripts = Scripts.materialize(Engine.POSTGRESQL, "15", work.resolve("etc-cellar"));
+    int aPort = freePort();
+    int bPort = freePort();
+    Path aData = work.resolve("a/pgdata");
+    Path bData = work.resolve("b/pgdata");
+    mkdirsOwnedBy("postgres", work.resolve("a"), work.resolve("b"), work.resolve("run"));
+    Path pwfile = work.resolve("run/pw");
+    Files.writeString(pwfile, "cellar-pw\n");
+    chown("postgres", pwfile);
+    asPostgres(
+            pgEnv(aPort),
+            pgBin.resolve("initdb").toString(),
+            "-D",
+            aData.toString(),
+            "--username=cellar",
+            "--pwfile=" + pwfile,
+            "--auth-local=trust",
+            "--auth-host=scram-sha-256")
+        .orFail("initdb");
+    startPostgres(aData, aPort);
+    Map<String, String> aEnv = pgEnv(aPort);
+    aEnv.put("CELLAR_ROLE", "primary");
+    aEnv.put("CELLAR_LOCAL_HOST", "127.0.0.1");
+    aEnv.put("PGDATA", aData.toString());
+    asPostgres(aEnv, "bash", scripts.resolve("primary-setup.sh").toString()).orFail("setup");
+    psql(aPort, "CREATE TABLE orders (id int PRIMARY KEY, item text)");
+    psql(aPort, "INSERT INTO orders SELECT g, 'first ' || g FROM generate_series(1, 100) g");
+    asPostgres(
+            standbyEnv(aPort, bPort, bData),
+            "bash",
+            scripts.resolve("replica-bootstrap.sh").toString())
+        .orFail("clone b");
+    startPostgres(bData, bPort);
+    await()
+        .atMost(CATCH_UP)
+        .until(() -> psqlValue(bPort, "SELECT count(*) FROM orders").equals("100"));
+
+    Map<String, String> bEnv = standbyEnv(aPort, bPort, bData);
+    bEnv.put("CELLAR_LOCAL_HOST", "127.0.0.1");
+    String position =
+        asPostgres(bEnv, "bash", scripts.resolve("role.sh").toString(), "position")
+            .orFail("role.sh position")
+            .trimmed();
+    assertThat(position).matches("(?s).*position=[0-9]+ role=replica$");
+    assertThat(
+            asPostgres(aEnv, "bash", scripts.resolve("role.sh").toString(), "position")
+                .orFail("role.sh position on a")
+                .trimmed())
+        .endsWith("role=primary");
+
+    long promoteStart = System.nanoTime();
+    assertThat(
+            asPostgres(bEnv, "bash", scripts.resolve("role.sh").toString(), "promote")
+                .orFail("role.sh promote")
+                .trimmed())
+        .endsWith("promoted");
+    System.out.printf(
+        "postgres: standby promoted in %d ms%n", (System.nanoTime() - promoteStart) / 1_000_000);
+    assertThat(psqlValue(bPort, "SELECT pg_is_in_recovery()")).isEqualTo("f");
+    psql(bPort, "INSERT INTO orders VALUES (201, 'on the new primary')");
+    // The old primary takes a write the new one never sees, then goes away.
+    psql(aPort, "INSERT INTO orders VALUES (666, 'diverged')");
+    stopPostgres(aData);
+
+    // The old primary's pod comes back labelled replica: rewound, not cloned.
+    Map<String, String> rejoin = standbyEnv(bPort, aPort, aData);
+    rejoin.put("POD_NAME", "orders-0");
+    rejoin.put("CELLAR_ROLE", "replica");
+    long rewindStart = System.nanoTime();
+    Result rewound =
+        asPostgres(rejoin, "bash", scripts.resolve("replica-bootstrap.sh").toString())
+            .orFail("replica-bootstrap.sh on the old primary");
+    System.out.printf(
+        "postgres: old primary rewound in %d ms%n%s",
+        (System.nanoTime() - rewindStart) / 1_000_000, rewound.output());
+    assertThat(rewound.output()).contains("rewinding it onto").contains("is rewound onto");
+    assertThat(aData.resolve("standby.signal")).exists();
+    startPostgres(aData, aPort);
+    psql(bPort, "INSERT INTO orders VALUES (202, 'after the rejoin')");
+    await()
+        .atMost(CATCH_UP)
+        .until(() -> psqlValue(aPort, "SELECT count(*) FROM orders WHERE id = 202").equals("1"));
+    assertThat(psqlValue(aPort, "SELECT pg_is_in_recovery()")).isEqualTo("t");
+    assertThat(psqlValue(aPort, "SELECT count(*) FROM orders WHERE id = 666")).isEqualTo("0");
+    assertThat(psqlValue(aPort, "SELECT count(*) FROM orders")).isEqualTo("102");
+  }
+
   private Map<String, String> pgEnv(int port) {
     Map<String, String> env = new HashMap<>(Scripts.cleanEnv());
     env.put("PATH", pgBin + ":" + System.getenv("PATH"));
@@ -420,6 +516,65 @@ class ReplicationIT {
     await()
         .atMost(CATCH_UP)
         .until(() -> replica2.app("SELECT count(*) FROM orders").equals("4906"));
+  }
+
+  /**
+   * A failover and a rejoin with the scripts the operator runs: the replica reports its GTID
+   * position and is promoted (relay log applied, replication forgotten, writes allowed); the old
+   * primary takes a write the new one never sees, and rejoining it by GTID fails (the new primary's
+   * binary log lacks its position), so it is seeded afresh from the new primary and the diverged
+   * row is gone.
+   */
+  @Test
+  void mariadbReplicaIsPromotedAndADivergedOldPrimaryIsSeededAfresh() throws IOException {
+    Path scripts = Scripts.materialize(Engine.MARIADB, "10.11", work.resolve("etc-cellar"));
+    Mariadb a = startMariadb(scripts, 0);
+    run(List.of("bash", scripts.resolve("primary-setup.sh").toString()), a.env(), COMMAND)
+        .orFail("primary-setup.sh");
+    a.app("CREATE TABLE orders (id int PRIMARY KEY, item varchar(100))");
+    a.app("INSERT INTO orders VALUES (1, 'first'), (2, 'second')");
+    Mariadb b = startMariadb(scripts, 1);
+    run(
+            List.of("bash", scripts.resolve("replica-bootstrap.sh").toString()),
+            b.replicaEnv(a),
+            COMMAND)
+        .orFail("replica-bootstrap.sh");
+    a.app("INSERT INTO orders VALUES (3, 'third')");
+    await().atMost(CATCH_UP).until(() -> b.app("SELECT count(*) FROM orders").equals("3"));
+
+    String position =
+        run(List.of("bash", scripts.resolve("role.sh").toString(), "position"), b.env(), COMMAND)
+            .orFail("role.sh position")
+            .trimmed();
+    assertThat(position).matches("(?s).*position=[0-9]+ role=replica$");
+    long promoteStart = System.nanoTime();
+    assertThat(
+            run(List.of("bash", scripts.resolve("role.sh").toString(), "promote"), b.env(), COMMAND)
+                .orFail("role.sh promote")
+                .trimmed())
+        .endsWith("promoted");
+    System.out.printf(
+        "mariadb: replica promoted in %d ms%n", (System.nanoTime() - promoteStart) / 1_000_000);
+    assertThat(b.sql("SELECT @@read_only")).isEqualTo("0");
+    assertThat(b.status()).doesNotContain("Slave_IO_Running");
+    b.app("INSERT INTO orders VALUES (4, 'on the new primary')");
+    a.app("INSERT INTO orders VALUES (666, 'diverged')");
+
+    Map<String, String> rejoin = a.replicaEnv(b);
+    rejoin.put("CELLAR_ROLE", "replica");
+    rejoin.put("CELLAR_REJOIN", "1");
+    rejoin.put("CELLAR_REJOIN_SECONDS", "15");
+    Result rejoined =
+        run(List.of("bash", scripts.resolve("replica-bootstrap.sh").toString()), rejoin, COMMAND)
+            .orFail("replica-bootstrap.sh on the old primary");
+    System.out.println(rejoined.output());
+    assertThat(rejoined.output()).contains("rejoining").contains("seeding it from the primary");
+    b.app("INSERT INTO orders VALUES (5, 'after the rejoin')");
+    await()
+        .atMost(CATCH_UP)
+        .until(() -> a.app("SELECT count(*) FROM orders WHERE id = 5").equals("1"));
+    assertThat(a.app("SELECT count(*) FROM orders WHERE id = 666")).isEqualTo("0");
+    assertThat(a.app("SELECT count(*) FROM orders")).isEqualTo("5");
   }
 
   /** One mariadbd on loopback, initialised as the official image does. */

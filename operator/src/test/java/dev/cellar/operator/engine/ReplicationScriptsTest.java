@@ -183,10 +183,13 @@ class ReplicationScriptsTest {
         printf '== %s mysql %s\\n%s\\n' "$where" "$args" "$sql" >>"$FAKE_LOG"
         case "$sql" in
           *'SELECT 1'*) echo 1 ;;
+          *'GTID_SUBSET'*) echo "${FAKE_SUBSET:-1}" ;;
+          *'@@GLOBAL.gtid_executed'*) printf 'uuid:1-42,\\nuuid2:1-3\n' ;;
           *'SELECT @@version'*) echo 8.4.2 ;;
           *'SHOW REPLICA STATUS'*)
             if grep -q '^CHANGE REPLICATION SOURCE' "$FAKE_LOG"; then
               printf '*** 1. row ***\\n  Source_Host: orders-0.orders-headless\\n  Replica_IO_Running: Yes\\n  Last_IO_Error: \\n'
+              printf '  Source_Log_File: binlog.000002\\n  Read_Source_Log_Pos: 900\\n  Relay_Source_Log_File: binlog.000002\\n  Exec_Source_Log_Pos: 900\\n'
             fi ;;
           *'information_schema.schemata'*) printf 'app\\nshop\\n' ;;
           *'FROM mysql.user'*) printf "'reporter'@'%%'\\n" ;;
@@ -309,7 +312,124 @@ class ReplicationScriptsTest {
     assertThat(result.output())
         .contains("the primary orders-0.orders-headless:3306 (as root): not reached within 2 s")
         .contains("Unknown MySQL server host")
-        .contains("Check that pod 0 runs");
+        .contains("Check that the primary pod runs");
+  }
+
+  @Test
+  void mysqlPositionCountsTheExecutedGtids() throws IOException {
+    Path bin = fakeMysql();
+    Map<String, String> env = mysqlEnv(bin, "orders-1");
+    env.put("CELLAR_LOCAL_HOST", "127.0.0.1");
+    Result primary = Scripts.bash(scripts(Engine.MYSQL), "bash role.sh position", env);
+    assertThat(primary.orFail("role.sh position").trimmed()).endsWith("position=45 role=primary");
+    Files.writeString(tmp.resolve("fake.log"), "CHANGE REPLICATION SOURCE TO (configured)\n");
+    Result replica = Scripts.bash(scripts(Engine.MYSQL), "bash role.sh position", env);
+    assertThat(replica.orFail("role.sh position").trimmed()).endsWith("position=45 role=replica");
+  }
+
+  @Test
+  void mysqlPromoteAppliesTheRelayLogForgetsTheSourceAndAllowsWrites() throws IOException {
+    Path bin = fakeMysql();
+    Map<String, String> env = mysqlEnv(bin, "orders-1");
+    env.put("CELLAR_LOCAL_HOST", "127.0.0.1");
+    env.put("CELLAR_DATA_DIR", Files.createDirectories(tmp.resolve("data")).toString());
+    Files.writeString(tmp.resolve("data/cellar-replica.done"), "x\n");
+    Files.writeString(tmp.resolve("fake.log"), "CHANGE REPLICATION SOURCE TO (configured)\n");
+    Result result = Scripts.bash(scripts(Engine.MYSQL), "bash role.sh promote", env);
+    assertThat(result.orFail("role.sh promote").trimmed()).endsWith("promoted");
+    String log = Files.readString(tmp.resolve("fake.log"));
+    List<String> inOrder =
+        List.of(
+            "STOP REPLICA IO_THREAD;",
+            "STOP REPLICA;\nRESET REPLICA ALL;",
+            "SET GLOBAL super_read_only = 0;\nSET GLOBAL read_only = 0;",
+            "CREATE USER IF NOT EXISTS 'replicator'@'%'");
+    int at = 0;
+    for (String sql : inOrder) {
+      int found = log.indexOf(sql, at);
+      assertThat(found).as("in order after %d: %s%n--- log:%n%s", at, sql, log).isPositive();
+      at = found + sql.length();
+    }
+    assertThat(tmp.resolve("data/cellar-replica.done")).doesNotExist();
+    assertThat(tmp.resolve("data/cellar-primary.done")).exists();
+    assertThat(log).doesNotContain("root-secret");
+  }
+
+  @Test
+  void aFormerMysqlPrimaryRejoinsFromItsOwnGtidsWhenTheNewPrimaryHasThemAll() throws IOException {
+    Path bin = fakeMysql();
+    Map<String, String> env = mysqlEnv(bin, "orders-0");
+    env.put("CELLAR_ROLE", "replica");
+    env.put("CELLAR_REJOIN", "1");
+    Result result = Scripts.bash(scripts(Engine.MYSQL), "bash replica-bootstrap.sh", env);
+    assertThat(result.orFail("replica-bootstrap.sh").output())
+        .contains("rejoined orders-0.orders-headless:3306")
+        .doesNotContain("seeding");
+    String log = Files.readString(tmp.resolve("fake.log"));
+    assertThat(log)
+        .contains("SELECT GTID_SUBSET('uuid:1-42,uuid2:1-3', @@GLOBAL.gtid_executed);")
+        .contains("SOURCE_AUTO_POSITION=1")
+        .doesNotContain("mysqldump", "RESET");
+  }
+
+  @Test
+  void aDivergedFormerMysqlPrimaryIsSeededAfresh() throws IOException {
+    Path bin = fakeMysql();
+    Map<String, String> env = mysqlEnv(bin, "orders-0");
+    env.put("CELLAR_ROLE", "replica");
+    env.put("CELLAR_REJOIN", "1");
+    env.put("FAKE_SUBSET", "0");
+    Result result = Scripts.bash(scripts(Engine.MYSQL), "bash replica-bootstrap.sh", env);
+    assertThat(result.orFail("replica-bootstrap.sh").output())
+        .contains("has transactions the new primary lacks")
+        .contains("seeded 2 database(s)");
+    assertThat(Files.readString(tmp.resolve("fake.log")))
+        .contains("RESET REPLICA ALL;\nRESET BINARY LOGS AND GTIDS;", "== mysqldump");
+  }
+
+  @ParameterizedTest
+  @EnumSource(Engine.class)
+  void theRoleComesFromThePodsLabelNotItsOrdinal(Engine engine) throws IOException {
+    Path info = Files.createDirectories(tmp.resolve("pod-info"));
+    Files.writeString(
+        info.resolve("labels"),
+        "app.kubernetes.io/instance=\"orders\"\ncellar.dev/role=\"primary\"\n");
+    Files.writeString(info.resolve("annotations"), "cellar.dev/bootstrap=\"true\"\n");
+    Map<String, String> env =
+        new HashMap<>(Map.of("POD_NAME", "orders-2", "CELLAR_POD_INFO", info.toString()));
+    String role =
+        ". lib.sh && cellar_role && { cellar_bootstrap_allowed && echo bootstrap || echo no; }";
+    assertThat(Scripts.bash(scripts(engine), role, env).orFail("role").trimmed())
+        .isEqualTo("primary\nbootstrap");
+    Files.writeString(info.resolve("labels"), "cellar.dev/role=\"replica\"\n");
+    Files.writeString(info.resolve("annotations"), "");
+    env.put("POD_NAME", "orders-0");
+    assertThat(Scripts.bash(scripts(engine), role, env).orFail("role").trimmed())
+        .isEqualTo("replica\nno");
+    // No label yet: no role, and the entrypoint waits for one.
+    Files.writeString(info.resolve("labels"), "app.kubernetes.io/instance=\"orders\"\n");
+    assertThat(
+            Scripts.bash(scripts(engine), ". lib.sh && echo \"[$(cellar_role)]\"", env)
+                .orFail("role")
+                .trimmed())
+        .isEqualTo("[]");
+  }
+
+  @Test
+  void aMysqlPodLabelledReplicaIsReadOnlyWhateverItsOrdinal() throws IOException {
+    Path info = Files.createDirectories(tmp.resolve("pod-info"));
+    Files.writeString(info.resolve("labels"), "cellar.dev/role=\"replica\"\n");
+    assertThat(
+            options(
+                scripts(Engine.MYSQL),
+                Map.of("POD_NAME", "orders-0", "CELLAR_POD_INFO", info.toString())))
+        .isEqualTo("--server-id=1\n--read-only\n--super-read-only");
+    Files.writeString(info.resolve("labels"), "cellar.dev/role=\"primary\"\n");
+    assertThat(
+            options(
+                scripts(Engine.MYSQL),
+                Map.of("POD_NAME", "orders-2", "CELLAR_POD_INFO", info.toString())))
+        .isEqualTo("--server-id=3");
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -62,3 +62,30 @@ cellar_dump_databases() {
   cellar_primary_client_cmd "$CELLAR_DUMP" --single-transaction --gtid --master-data=1 \
     --routines --events --triggers --add-drop-database --databases "$@"
 }
+
+# Failover and rejoin (role.sh, replica-bootstrap.sh).
+
+cellar_sql_reset_replica_all() { printf '%s\n' 'RESET SLAVE ALL;'; }
+
+cellar_sql_stop_replica_io() { printf '%s\n' 'STOP SLAVE IO_THREAD;'; }
+
+cellar_sql_writable() { printf '%s\n' 'SET GLOBAL read_only = 0;'; }
+
+# Every GTID this server has applied or written.
+cellar_sql_own_gtids() { printf '%s\n' 'SELECT @@GLOBAL.gtid_current_pos;'; }
+
+# A former primary resumes from what it wrote itself (its slave position may be older or empty).
+cellar_sql_rejoin_position() { printf '%s\n' 'SET GLOBAL gtid_slave_pos = @@GLOBAL.gtid_current_pos;'; }
+
+# cellar_gtids_on_primary GTIDS: 1 when the primary may have every transaction of GTIDS. MariaDB
+# has no GTID_SUBSET: the primary itself refuses a position it lacks when the replica connects
+# (error 1236, the replica diverged), which replica-bootstrap.sh's rejoin watches for.
+cellar_gtids_on_primary() { echo 1; }
+
+# cellar_gtid_count GTIDS: how far a position is, as one number: the sum of the sequence numbers
+# of its domains ("0-1-100,1-2-5" -> 105).
+cellar_gtid_count() {
+  printf '%s\n' "$1" | tr ',' '\n' | awk -F- 'NF == 3 { n += $3 } END { printf "%d\n", n }'
+}
+
+cellar_sql_read_only() { printf '%s\n' 'SET GLOBAL read_only = 1;'; }

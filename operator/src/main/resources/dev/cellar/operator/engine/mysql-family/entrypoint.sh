@@ -2,14 +2,18 @@
 # Container entrypoint of MySQL and MariaDB pods: bash /etc/cellar/entrypoint.sh [server options]
 #
 # The image's own entrypoint (docker-entrypoint.sh) still initialises an empty data directory and
-# runs the server. Around it, for replication:
+# runs the server. Around it, for replication, by the role the operator gave this pod (lib.sh's
+# cellar_role: the pod's label cellar.dev/role; a pod without one waits for it; a primary with an
+# empty data directory starts only for a new Database, else it waits for a failover):
 #   1. When this server's replication setup is missing or stale (first start, a changed account,
 #      a changed primary), the server runs once without networking, so no client sees it
 #      half-ready: the primary creates the replication account (primary-setup.sh); a replica seeds
 #      itself from the primary and starts replicating (replica-bootstrap.sh). Then it stops.
 #   2. The server runs for real, in the foreground (exec), with its server_id and, on replicas,
 #      read_only (and super_read_only on MySQL).
-# A fingerprint of the setup in the data directory (cellar-*.done) skips step 1 on restarts.
+# A fingerprint of the setup in the data directory (cellar-*.done) skips step 1 on restarts. A
+# former primary (cellar-primary.done) that is now a replica always goes through step 1: it
+# rejoins the new primary by GTID, or is seeded afresh when it has diverged.
 #
 # Environment: lib.sh's and mysql-lib.sh's, plus
 #   CELLAR_DATA_DIR         the data directory (default /var/lib/mysql)
@@ -26,7 +30,9 @@ here=$(dirname "${BASH_SOURCE[0]}")
 image_entrypoint=${CELLAR_IMAGE_ENTRYPOINT:-docker-entrypoint.sh}
 data=${CELLAR_DATA_DIR:-/var/lib/mysql}
 server_options=("$@")
-ordinal=$(cellar_ordinal)
+has_data=0
+if [ -d "$data/mysql" ]; then has_data=1; fi
+role=$(cellar_await_role_with_data "$has_data" "$data/cellar-demoted")
 cellar_require_commands "$CELLAR_SERVER" "$CELLAR_CLIENT" "$CELLAR_ADMIN"
 
 # The socket the server listens on with these options (as the image finds it).
@@ -64,7 +70,13 @@ run_without_network() {
   unset CELLAR_LOCAL_HOST
 }
 
-if [ "$ordinal" -eq 0 ]; then
+if [ "$role" = primary ]; then
+  if [ -f "$data/cellar-replica.done" ]; then
+    # The operator chose this replica as the primary while it was stopped: primary-setup.sh
+    # forgets its replication source.
+    cellar_note "this replica is now the primary"
+    rm -f "$data/cellar-replica.done" "$data/cellar-primary.done"
+  fi
   if cellar_has_replication_account; then
     fingerprint=$(cellar_fingerprint primary "$CELLAR_REPLICATION_USER" "$CELLAR_REPLICATION_PASSWORD")
     if ! cellar_marker_matches "$data/cellar-primary.done" "$fingerprint"; then
@@ -79,12 +91,18 @@ else
   cellar_require CELLAR_PRIMARY_HOST
   fingerprint=$(cellar_fingerprint replica "$CELLAR_REPLICATION_USER" "$CELLAR_REPLICATION_PASSWORD" \
     "$CELLAR_PRIMARY_HOST" "$(cellar_primary_port)")
+  if [ -f "$data/cellar-primary.done" ]; then
+    cellar_note "this server was the primary and is now a replica: it rejoins the new primary"
+    rm -f "$data/cellar-replica.done"
+    export CELLAR_REJOIN=1
+  fi
   if ! cellar_marker_matches "$data/cellar-replica.done" "$fingerprint"; then
     run_without_network replica-bootstrap.sh
+    rm -f "$data/cellar-primary.done"
     printf '%s\n' "$fingerprint" >"$data/cellar-replica.done"
   fi
 fi
 
 mapfile -t role_options < <(bash "$here/server-args.sh")
-cellar_note "starting $CELLAR_SERVER as $([ "$ordinal" -eq 0 ] && echo primary || echo replica) (${role_options[*]})"
+cellar_note "starting $CELLAR_SERVER as $role (${role_options[*]})"
 exec "$image_entrypoint" "$CELLAR_SERVER" "${server_options[@]}" "${role_options[@]}"

@@ -23,4 +23,10 @@ output=$(cellar_sql_replication_account "$CELLAR_REPLICATION_USER" "$CELLAR_REPL
   | cellar_local_sql 2>&1) || cellar_die "creating the replication account" \
   "'$CELLAR_REPLICATION_USER' on this server (${CELLAR_LOCAL_HOST:-127.0.0.1}) failed: $output." \
   "Check that root's password matches the credentials Secret and that the server runs."
+# A promoted replica forgets its source, so it never replicates from itself after a restart.
+if [ -n "$(cellar_configured_source_host 2>/dev/null || true)" ]; then
+  { cellar_sql_stop_replica && cellar_sql_reset_replica_all; } | cellar_local_sql \
+    || cellar_die "forgetting this server's replication source failed (see above)"
+  cellar_note "this server no longer replicates: it is the primary"
+fi
 cellar_note "replication account '$CELLAR_REPLICATION_USER' is ready on the primary"

@@ -5,6 +5,10 @@
 #     created, existing ones keep their password) and a consistent dump of every user database,
 #     which carries the primary's GTID position. This works for a fresh primary and for a
 #     populated one whose old binary logs are purged; the dump streams, nothing lands on disk.
+#   - a former primary (CELLAR_REJOIN=1) first tries to resume from its own GTID position: when the
+#     new primary has every transaction it has (MySQL: GTID_SUBSET; MariaDB: the primary's binary
+#     log holds its position), it simply replicates from there; when it diverged (writes that never
+#     reached the new primary), it is seeded afresh, which drops them.
 #   - then replication is pointed at CELLAR_PRIMARY_HOST:CELLAR_PRIMARY_PORT with the replication
 #     account (GTID auto-positioning) and started, and the script waits until it connects.
 # Root must be able to write while it seeds (MySQL's super_read_only off; read_only is fine).
@@ -17,8 +21,7 @@ here=$(dirname "${BASH_SOURCE[0]}")
 # shellcheck source=mysql-lib.sh
 . "$here/mysql-lib.sh"
 
-ordinal=$(cellar_ordinal)
-[ "$ordinal" -gt 0 ] || cellar_die "replica-bootstrap.sh runs on replicas (ordinal > 0); this is ordinal 0, the primary"
+! cellar_is_primary || cellar_die "replica-bootstrap.sh runs on replicas; this server's role is primary"
 cellar_require_replication_account
 cellar_require CELLAR_PRIMARY_HOST
 cellar_require_commands "$CELLAR_CLIENT" "$CELLAR_DUMP"
@@ -32,7 +35,7 @@ output=$(cellar_local_sql --connect-timeout=10 -e 'SELECT 1' 2>&1) || cellar_die
 seed() {
   cellar_note "this replica has never replicated: seeding it from the primary $primary"
   cellar_wait_until "$wait_seconds" "the primary $primary (as root)" \
-    "Check that pod 0 runs and is ready, and that root's password is the same on both servers." \
+    "Check that the primary pod runs and is ready, and that root's password is the same on both servers." \
     cellar_primary_ping
   local started=$SECONDS databases
   cellar_local_sql -e "$(cellar_sql_stop_replica)" >/dev/null 2>&1 || true
@@ -56,8 +59,50 @@ seed() {
   fi
 }
 
+# The former primary resumes from its own position, if the new primary has all of it.
+rejoin() {
+  cellar_note "rejoining $primary from this server's own GTID position"
+  cellar_wait_until "$wait_seconds" "the primary $primary (as root)" \
+    "Check that the primary pod runs and is ready, and that root's password is the same on both servers." \
+    cellar_primary_ping
+  local own contained
+  own=$(cellar_local_sql -e "$(cellar_sql_own_gtids)")
+  if ! contained=$(cellar_gtids_on_primary "$own") || [ "$contained" != 1 ]; then
+    cellar_warn "this server has transactions the new primary lacks ($own): it is seeded afresh"
+    return 1
+  fi
+  cellar_local_sql -e "$(cellar_sql_stop_replica)" >/dev/null 2>&1 || true
+  {
+    cellar_sql_rejoin_position
+    cellar_sql_change_source "$CELLAR_PRIMARY_HOST" "$(cellar_primary_port)" \
+      "$CELLAR_REPLICATION_USER" "$CELLAR_REPLICATION_PASSWORD"
+    cellar_sql_start_replica
+  } | cellar_local_sql || return 1
+  local deadline=$((SECONDS + ${CELLAR_REJOIN_SECONDS:-30})) running errno
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    running=$(cellar_replica_status_field '(Slave|Replica)_IO_Running')
+    errno=$(cellar_replica_status_field 'Last_IO_Errno')
+    if [ "${errno:-0}" != 0 ]; then
+      cellar_warn "rejoining failed: $(cellar_replica_status_field 'Last_IO_Error'); seeding afresh"
+      return 1
+    fi
+    if [ "$running" = Yes ]; then
+      cellar_note "rejoined $primary from position $own"
+      return 0
+    fi
+    sleep 1
+  done
+  cellar_warn "replication from $primary did not connect within ${CELLAR_REJOIN_SECONDS:-30} s; seeding afresh"
+  return 1
+}
+
 source_host=$(cellar_configured_source_host)
-if [ -z "$source_host" ]; then
+if [ "${CELLAR_REJOIN:-0}" = 1 ] && [ -z "$source_host" ]; then
+  if ! rejoin; then
+    cellar_local_sql -e "$(cellar_sql_stop_replica)" >/dev/null 2>&1 || true
+    seed
+  fi
+elif [ -z "$source_host" ]; then
   seed
 elif [ "$source_host" != "$CELLAR_PRIMARY_HOST" ]; then
   cellar_note "replication source changes from $source_host to $CELLAR_PRIMARY_HOST"

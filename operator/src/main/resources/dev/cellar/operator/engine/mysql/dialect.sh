@@ -83,3 +83,33 @@ cellar_dump_databases() {
   cellar_primary_client_cmd "$CELLAR_DUMP" --single-transaction --set-gtid-purged=ON \
     --routines --events --triggers --add-drop-database --databases "$@"
 }
+
+# Failover and rejoin (role.sh, replica-bootstrap.sh).
+
+cellar_sql_reset_replica_all() { printf '%s\n' 'RESET REPLICA ALL;'; }
+
+cellar_sql_stop_replica_io() { printf '%s\n' 'STOP REPLICA IO_THREAD;'; }
+
+cellar_sql_writable() { printf '%s\n' 'SET GLOBAL super_read_only = 0;' 'SET GLOBAL read_only = 0;'; }
+
+cellar_sql_own_gtids() { printf '%s\n' 'SELECT @@GLOBAL.gtid_executed;'; }
+
+# Auto-positioning sends gtid_executed: nothing to set.
+cellar_sql_rejoin_position() { :; }
+
+# cellar_gtids_on_primary GTIDS: 1 when the primary has executed every transaction of GTIDS.
+cellar_gtids_on_primary() {
+  cellar_primary_sql -e "SELECT GTID_SUBSET($(cellar_mysql_quote "$(cellar_gtid_set_clean "$1")"), @@GLOBAL.gtid_executed);"
+}
+
+# A GTID set as the client prints it, without the escaped newlines between UUIDs.
+cellar_gtid_set_clean() { printf '%s' "$1" | sed -e 's/\\n//g' | tr -d '\n '; }
+
+# cellar_gtid_count GTIDS: how many transactions a GTID set holds ("u:1-100:105,v:1-5" -> 106).
+cellar_gtid_count() {
+  cellar_gtid_set_clean "$1" | tr ',' '\n' | awk -F: '
+    { for (i = 2; i <= NF; i++) { split($i, r, "-"); n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } }
+    END { printf "%d\n", n }'
+}
+
+cellar_sql_read_only() { printf '%s\n' 'SET GLOBAL super_read_only = 1;'; }

@@ -2,12 +2,14 @@
 # Container entrypoint of PostgreSQL pods: bash /etc/cellar/entrypoint.sh [postgres options]
 #
 # The image's own entrypoint (docker-entrypoint.sh) still initialises an empty PGDATA and runs the
-# server. Around it, for replication:
-#   - pod 0, the primary: when its replication setup is missing or stale (first start, a changed
+# server. Around it, for replication, by the role the operator gave this pod (lib.sh's cellar_role:
+# the pod's label cellar.dev/role; a pod without one waits for it):
+#   - the primary: when its replication setup is missing or stale (first start, a changed
 #     account), the server runs once on its Unix socket only, primary-setup.sh creates the role
-#     and the pg_hba.conf line, and the server stops again.
-#   - other pods, standbys: replica-bootstrap.sh clones an empty PGDATA from the primary with
-#     pg_basebackup (or checks an existing standby).
+#     and the pg_hba.conf line, and the server stops again. An empty PGDATA is initialised only
+#     for a new Database (cellar_bootstrap_allowed); else the pod waits for a failover.
+#   - a replica (standby): replica-bootstrap.sh clones an empty PGDATA from the primary with
+#     pg_basebackup, checks an existing standby, or rewinds a former primary (pg_rewind).
 # Then the server runs for real, in the foreground (exec). A fingerprint of the primary's setup in
 # PGDATA (cellar-primary.done) skips the extra start on restarts.
 #
@@ -22,8 +24,10 @@ here=$(dirname "${BASH_SOURCE[0]}")
 . "$here/pg-lib.sh"
 
 image_entrypoint=${CELLAR_IMAGE_ENTRYPOINT:-docker-entrypoint.sh}
-ordinal=$(cellar_ordinal)
 data=$(cellar_pg_data_dir)
+has_data=0
+if [ -s "$data/PG_VERSION" ]; then has_data=1; fi
+role=$(cellar_await_role_with_data "$has_data" "$data/cellar-demoted")
 
 # Ready: the image's entrypoint has exec'd postgres (its temporary init server has come and gone)
 # and the server accepts connections on the socket.
@@ -48,7 +52,12 @@ setup_primary() {
   unset CELLAR_LOCAL_HOST
 }
 
-if [ "$ordinal" -eq 0 ]; then
+if [ "$role" = primary ]; then
+  if [ -f "$data/standby.signal" ]; then
+    # The operator chose this standby as the primary while it was stopped.
+    cellar_note "this standby is now the primary: it starts promoted"
+    rm -f "$data/standby.signal"
+  fi
   if cellar_has_replication_account; then
     fingerprint=$(cellar_fingerprint primary "$CELLAR_REPLICATION_USER" "$CELLAR_REPLICATION_PASSWORD")
     if ! cellar_marker_matches "$data/cellar-primary.done" "$fingerprint"; then
@@ -62,5 +71,5 @@ else
   bash "$here/replica-bootstrap.sh"
 fi
 
-cellar_note "starting postgres as $([ "$ordinal" -eq 0 ] && echo primary || echo standby)"
+cellar_note "starting postgres as $([ "$role" = primary ] && echo primary || echo standby)"
 exec "$image_entrypoint" postgres "$@"

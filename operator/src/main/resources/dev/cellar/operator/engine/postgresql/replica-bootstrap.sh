@@ -6,8 +6,11 @@
 #     answers or refuses the account.
 #   - a standby's data directory (standby.signal) is kept; its primary_conninfo is rewritten from
 #     the environment, so a changed password or primary host takes effect on the next start.
-#   - a data directory without standby.signal is a primary's: the script refuses to start it as a
-#     second primary.
+#   - a data directory without standby.signal is a former primary's (the operator failed over to
+#     another pod): it is rewound onto the new primary's timeline with pg_rewind, as the superuser
+#     POSTGRES_USER over the network, and becomes a standby; when pg_rewind cannot (it needs
+#     wal_log_hints, which Cellar sets, and the old WAL), the directory is emptied and cloned
+#     afresh. It never starts writable: the server runs only once it is a standby.
 # Then start the server on the data directory; it streams from the primary as a hot standby.
 set -euo pipefail
 here=$(dirname "${BASH_SOURCE[0]}")
@@ -16,8 +19,7 @@ here=$(dirname "${BASH_SOURCE[0]}")
 # shellcheck source=pg-lib.sh
 . "$here/pg-lib.sh"
 
-ordinal=$(cellar_ordinal)
-[ "$ordinal" -gt 0 ] || cellar_die "replica-bootstrap.sh runs on standbys (ordinal > 0); this is ordinal 0, the primary"
+[ "$(cellar_role)" != primary ] || cellar_die "replica-bootstrap.sh runs on standbys; this server's role is primary"
 cellar_require_replication_account
 cellar_require CELLAR_PRIMARY_HOST
 data=$(cellar_pg_data_dir)
@@ -33,10 +35,31 @@ write_conninfo() {
   value=${value//\\/\\\\}
   value=${value//\'/\'\'}
   touch "$auto"
-  grep -v '^primary_conninfo *=' "$auto" >"$auto.cellar" || true
+  # A switchover's demotion (default_transaction_read_only) ends with the primary role.
+  grep -Ev '^(primary_conninfo|default_transaction_read_only) *=' "$auto" >"$auto.cellar" || true
   printf "primary_conninfo = '%s'\n" "$value" >>"$auto.cellar"
   chmod 600 "$auto.cellar"
   mv -f "$auto.cellar" "$auto"
+}
+
+# A former primary: pg_rewind against the new primary, reached as the superuser. Succeeds when the
+# data directory is now a copy of the primary's that can stream from it.
+rewind() {
+  cellar_note "$data holds a former primary's data: rewinding it onto $primary"
+  cellar_require_commands pg_rewind pg_isready
+  cellar_wait_until "$wait_seconds" "the primary $primary" \
+    "Check that the primary pod runs and is ready, and its Service DNS name resolves." \
+    pg_isready -q -h "$CELLAR_PRIMARY_HOST" -p "$(cellar_primary_port)" -t 5
+  local conninfo output
+  conninfo="host=$(cellar_conninfo_value "$CELLAR_PRIMARY_HOST") port=$(cellar_primary_port) user=$(cellar_conninfo_value "${POSTGRES_USER:-postgres}") dbname=postgres connect_timeout=10"
+  rm -f "$data/postmaster.pid" 2>/dev/null || true
+  if output=$(PGPASSWORD=${POSTGRES_PASSWORD:-} timeout "${CELLAR_REWIND_SECONDS:-600}" \
+    pg_rewind --target-pgdata="$data" --source-server="$conninfo" --progress 2>&1); then
+    printf '%s\n' "$output" | tail -n 5 >&2
+    return 0
+  fi
+  printf '%s\n' "$output" | tail -n 20 >&2
+  return 1
 }
 
 if [ -s "$data/PG_VERSION" ]; then
@@ -45,9 +68,14 @@ if [ -s "$data/PG_VERSION" ]; then
     cellar_note "$data holds a standby; it streams from $primary"
     exit 0
   fi
-  cellar_die "$data holds a primary's data (no standby.signal), but this is ordinal $ordinal, a" \
-    "standby: starting it would make a second primary. Move or delete that data (the PVC of this" \
-    "pod) to clone the standby afresh from $primary."
+  if rewind; then
+    touch "$data/standby.signal"
+    write_conninfo
+    cellar_note "$data is rewound onto $primary's timeline; it streams from $primary"
+    exit 0
+  fi
+  cellar_warn "cannot rewind $data (see above): emptying it to clone this standby afresh from $primary"
+  find "$data" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
 fi
 if [ -d "$data" ] && [ -n "$(find "$data" -mindepth 1 -maxdepth 1 -printf x -quit)" ]; then
   cellar_die "$data is neither empty nor a PostgreSQL data directory (it holds $(find "$data" -mindepth 1 -maxdepth 1 -printf '%f ' | cut -c1-200));" \
@@ -57,13 +85,13 @@ fi
 cellar_require_commands pg_basebackup pg_isready
 cellar_note "cloning this standby from $primary into $data"
 cellar_wait_until "$wait_seconds" "the primary $primary" \
-  "Check that pod 0 runs and is ready, and its Service DNS name resolves." \
+  "Check that the primary pod runs and is ready, and its Service DNS name resolves." \
   pg_isready -q -h "$CELLAR_PRIMARY_HOST" -p "$(cellar_primary_port)" -t 5
 
 clone="$data.cellar-clone"
 basebackup() {
   rm -rf "$clone"
-  PGPASSWORD=$CELLAR_REPLICATION_PASSWORD PGAPPNAME="${POD_NAME:-cellar-replica-$ordinal}" \
+  PGPASSWORD=$CELLAR_REPLICATION_PASSWORD PGAPPNAME="${POD_NAME:-cellar-replica-$(cellar_ordinal)}" \
     pg_basebackup --no-password -h "$CELLAR_PRIMARY_HOST" -p "$(cellar_primary_port)" \
     -U "$CELLAR_REPLICATION_USER" -D "$clone" --write-recovery-conf --wal-method=stream \
     --checkpoint=fast

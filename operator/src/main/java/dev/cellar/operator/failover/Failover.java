@@ -1,0 +1,255 @@
+package dev.cellar.operator.failover;
+
+import dev.cellar.api.v1.Database;
+import dev.cellar.api.v1.DatabaseStatus;
+import dev.cellar.api.v1.FailoverSpec;
+import dev.cellar.operator.Topology;
+import dev.cellar.operator.primary.PodRoles;
+import dev.cellar.operator.status.Conditions.Reason;
+import dev.cellar.operator.status.EventRecorder;
+import dev.cellar.operator.status.Observed;
+import dev.cellar.operator.status.StatusFactory;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The failover step of a reconcile: watches the current primary and, once it has been unavailable
+ * for {@code spec.failover.delaySeconds}, fences it (its pod is deleted, so it restarts as a
+ * replica), promotes the most advanced ready replica, records it in {@code status.currentPrimary}
+ * and relabels the pods, which moves the Services. The decision itself is {@link Election}'s.
+ */
+public final class Failover {
+  private static final Logger log = LoggerFactory.getLogger(Failover.class);
+
+  /** How soon to look again when no replica can take over yet. */
+  static final Duration NO_CANDIDATE_RECHECK = Duration.ofSeconds(5);
+
+  /** Grace of the fenced primary's pod: long enough for a clean stop, short enough to fence. */
+  static final long FENCE_GRACE_SECONDS = 1;
+
+  /**
+   * Since when each Database's primary has been seen unavailable (namespace/name/primary). Kept in
+   * memory: after an operator restart the clock starts again, which only delays a failover.
+   */
+  private static final Map<String, Instant> UNAVAILABLE_SINCE = new ConcurrentHashMap<>();
+
+  /** Runs the position calls of one election side by side (each is timed out by the agent). */
+  private static final ExecutorService EXEC =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "cellar-failover-exec");
+            t.setDaemon(true);
+            return t;
+          });
+
+  private Failover() {}
+
+  /**
+   * What the step did.
+   *
+   * @param recheck when to reconcile again (a failover that is due later)
+   * @param note the reason and message for the Available condition, while it matters
+   */
+  public record Outcome(Optional<Duration> recheck, Optional<Observed.Failure> note) {
+    static final Outcome NONE = new Outcome(Optional.empty(), Optional.empty());
+  }
+
+  public static Outcome run(Database db, Context<Database> context, InstanceAgent agent) {
+    return run(
+        db,
+        List.copyOf(context.getSecondaryResources(Pod.class)),
+        context.getClient(),
+        agent,
+        Instant.now());
+  }
+
+  static Outcome run(
+      Database db, List<Pod> pods, KubernetesClient client, InstanceAgent agent, Instant now) {
+    Topology topology = Topology.of(db);
+    String key = db.getMetadata().getNamespace() + "/" + db.getMetadata().getName();
+    DatabaseStatus status = db.getStatus();
+    if (status == null
+        || status.getCurrentPrimary() == null
+        || Boolean.TRUE.equals(db.getSpec().getHibernated())
+        || PodRoles.mayBootstrap(db)) {
+      // Never available yet, or stopped on purpose: there is nothing to fail over from.
+      UNAVAILABLE_SINCE.remove(key);
+      return Outcome.NONE;
+    }
+    Optional<Outcome> switchover = Switchover.run(db, pods, client, agent, now);
+    if (switchover.isPresent()) {
+      return switchover.get();
+    }
+    String primary = topology.primaryPod();
+    Optional<Pod> primaryPod =
+        pods.stream().filter(p -> p.getMetadata().getName().equals(primary)).findFirst();
+    boolean available = primaryPod.map(StatusFactory::podReady).orElse(false);
+    Optional<Instant> since = Optional.empty();
+    String sinceKey = key + "/" + primary;
+    if (available) {
+      UNAVAILABLE_SINCE.keySet().removeIf(k -> k.startsWith(key + "/"));
+    } else {
+      Instant seen = UNAVAILABLE_SINCE.computeIfAbsent(sinceKey, k -> now);
+      since = Optional.of(notReadySince(primaryPod).filter(t -> t.isBefore(seen)).orElse(seen));
+    }
+    FailoverSpec spec =
+        Optional.ofNullable(db.getSpec().getFailover()).orElseGet(FailoverSpec::new);
+    Election.Situation situation =
+        new Election.Situation(
+            !Boolean.FALSE.equals(spec.getEnabled()),
+            Duration.ofSeconds(
+                Optional.ofNullable(spec.getDelaySeconds())
+                    .orElse(FailoverSpec.DEFAULT_DELAY_SECONDS)),
+            db.getSpec().getReplicas(),
+            primary,
+            available,
+            since,
+            members(topology, pods));
+    Election.Decision decision = Election.assess(situation, now);
+    if (decision instanceof Election.Decision.Keep keep) {
+      return available
+          ? Outcome.NONE
+          : new Outcome(
+              Optional.empty(),
+              Optional.of(new Observed.Failure(Reason.PRIMARY_NOT_READY, keep.why())));
+    }
+    if (decision instanceof Election.Decision.WaitUntil wait) {
+      Duration after = Duration.between(now, wait.at());
+      return new Outcome(
+          Optional.of(after.isNegative() || after.isZero() ? Duration.ofMillis(200) : after),
+          Optional.of(new Observed.Failure(Reason.FAILING_OVER, wait.why())));
+    }
+    if (decision instanceof Election.Decision.NoCandidate none) {
+      return new Outcome(
+          Optional.of(NO_CANDIDATE_RECHECK),
+          Optional.of(new Observed.Failure(Reason.NO_FAILOVER_CANDIDATE, none.why())));
+    }
+    Election.Decision.Elect elect = (Election.Decision.Elect) decision;
+    String ns = db.getMetadata().getNamespace();
+    // Every candidate at once: each exec is a round trip through the API server and the kubelet.
+    Map<String, CompletableFuture<OptionalLong>> asked = new LinkedHashMap<>();
+    for (Election.Member m : elect.candidates()) {
+      asked.put(m.name(), CompletableFuture.supplyAsync(() -> agent.position(ns, m.name()), EXEC));
+    }
+    Map<String, OptionalLong> positions = new LinkedHashMap<>();
+    asked.forEach((name, answer) -> positions.put(name, answer.join()));
+    Optional<Election.Member> chosen = Election.pick(elect.candidates(), positions);
+    if (chosen.isEmpty()) {
+      return new Outcome(
+          Optional.of(NO_CANDIDATE_RECHECK),
+          Optional.of(
+              new Observed.Failure(
+                  Reason.NO_FAILOVER_CANDIDATE,
+                  elect.why() + "; no ready replica reported its replication position")));
+    }
+    String target = chosen.get().name();
+    // Fence before promoting: the old primary's pod goes, so it cannot take writes while another
+    // is promoted; it comes back without a role, and is labelled replica. Only once a replica is
+    // chosen, so a failover that cannot happen never keeps deleting the primary's pod.
+    primaryPod.ifPresent(p -> fence(client, p));
+    Optional<String> failed = agent.promote(ns, target);
+    EventRecorder events = new EventRecorder(client);
+    if (failed.isPresent()) {
+      String message = elect.why() + "; promoting " + target + " failed: " + failed.get();
+      events.emit(
+          db,
+          List.of(new EventRecorder.Note(EventRecorder.WARNING, Reason.FAILOVER_FAILED, message)));
+      return new Outcome(
+          Optional.of(NO_CANDIDATE_RECHECK),
+          Optional.of(new Observed.Failure(Reason.FAILOVER_FAILED, message)));
+    }
+    String message =
+        elect.why()
+            + "; promoted "
+            + target
+            + " (position "
+            + positions.get(target).getAsLong()
+            + ", the most advanced of "
+            + positions.size()
+            + " ready replica(s)) at "
+            + now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+    log.info("failover of {}: {}", key, message);
+    status.setCurrentPrimary(target);
+    UNAVAILABLE_SINCE.keySet().removeIf(k -> k.startsWith(key + "/"));
+    // The Services follow the labels: the new primary's at once, the others by PodRoles.
+    pods.stream()
+        .filter(p -> p.getMetadata().getName().equals(target))
+        .findFirst()
+        .ifPresent(p -> PodRoles.relabel(client, p, true));
+    events.emit(
+        db, List.of(new EventRecorder.Note(EventRecorder.NORMAL, Reason.FAILED_OVER, message)));
+    return new Outcome(
+        Optional.empty(), Optional.of(new Observed.Failure(Reason.FAILED_OVER, message)));
+  }
+
+  static List<Election.Member> members(Topology topology, List<Pod> pods) {
+    return pods.stream()
+        .filter(p -> topology.isPod(p.getMetadata().getName()))
+        .map(
+            p ->
+                new Election.Member(
+                    p.getMetadata().getName(),
+                    topology.ordinal(p.getMetadata().getName()).orElse(0),
+                    StatusFactory.podReady(p),
+                    PodRoles.roleOf(p).orElse(null)))
+        .sorted(Comparator.comparingInt(Election.Member::ordinal))
+        .toList();
+  }
+
+  /** When the pod's Ready condition last turned False, if it is False. */
+  static Optional<Instant> notReadySince(Optional<Pod> pod) {
+    return pod.map(Pod::getStatus)
+        .map(s -> s.getConditions())
+        .flatMap(
+            conditions ->
+                conditions.stream()
+                    .filter(c -> "Ready".equals(c.getType()) && "False".equals(c.getStatus()))
+                    .map(PodCondition::getLastTransitionTime)
+                    .filter(t -> t != null)
+                    .findFirst())
+        .flatMap(
+            t -> {
+              try {
+                return Optional.of(Instant.parse(t));
+              } catch (RuntimeException e) {
+                return Optional.empty();
+              }
+            });
+  }
+
+  /** Deletes the old primary's pod (unless it is going already), with a short grace. */
+  static void fence(KubernetesClient client, Pod pod) {
+    if (pod.getMetadata().getDeletionTimestamp() != null) {
+      return;
+    }
+    try {
+      client
+          .pods()
+          .inNamespace(pod.getMetadata().getNamespace())
+          .withName(pod.getMetadata().getName())
+          .withGracePeriod(FENCE_GRACE_SECONDS)
+          .delete();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 404) {
+        throw e;
+      }
+    }
+  }
+}

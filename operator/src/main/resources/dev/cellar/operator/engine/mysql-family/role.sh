@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# What the operator asks of a running MySQL or MariaDB server (through pods/exec, in the database
+# container, whose environment has root's password): bash role.sh ACTION. It prints one line of
+# key=value words on stdout, the last line of output, and exits 0 when the action succeeded.
+#   position  how far this server is: the transactions of its GTID position as one number
+#             (dialect.sh's cellar_gtid_count): "position=<n> role=<primary|replica>"
+#   promote   makes this replica the primary: the received relay log applied (up to
+#             CELLAR_APPLY_SECONDS, 20), replication stopped and forgotten, writes allowed, the
+#             replication account in step with the Secret: "promoted". A server that replicates
+#             from nobody answers "promoted" after allowing writes (a demotion taken back).
+#   demote    for a switchover: writes refused (read_only, MySQL's super_read_only), a file
+#             cellar-demoted that keeps the entrypoint from starting it as the primary again, and
+#             the position every replica must reach: "position=<n> demoted"
+#   restart   stops the server; the container restarts as its label says.
+# Connection: root on this server's socket (or CELLAR_LOCAL_HOST when set).
+set -euo pipefail
+here=$(dirname "${BASH_SOURCE[0]}")
+# shellcheck source=../lib.sh
+. "$here/lib.sh"
+# shellcheck source=../mysql/dialect.sh
+. "$here/dialect.sh"
+# shellcheck source=mysql-lib.sh
+. "$here/mysql-lib.sh"
+
+data=${CELLAR_DATA_DIR:-/var/lib/mysql}
+if [ -z "${CELLAR_LOCAL_HOST:-}" ]; then
+  socket=$("$CELLAR_SERVER" --verbose --help --log-bin-index="$(mktemp -u)" 2>/dev/null \
+    | awk '!found && /^socket[ \t]/ { found = 1; print $2 }') || socket=''
+  export CELLAR_LOCAL_HOST=${socket:-127.0.0.1}
+fi
+
+sql() { cellar_local_sql --connect-timeout=5 -e "$1"; }
+
+# Whether the SQL thread has applied everything the IO thread received.
+relay_log_applied() {
+  local read exec file relay_file
+  read=$(cellar_replica_status_field '(Read_Master|Read_Source)_Log_Pos')
+  exec=$(cellar_replica_status_field '(Exec_Master|Exec_Source)_Log_Pos')
+  file=$(cellar_replica_status_field '(Master|Source)_Log_File')
+  relay_file=$(cellar_replica_status_field '(Relay_Master|Relay_Source)_Log_File')
+  [ -n "$read" ] && [ "$read" = "$exec" ] && [ "$file" = "$relay_file" ]
+}
+
+case "${1:-}" in
+  position)
+    gtids=$(sql "$(cellar_sql_own_gtids)")
+    role=primary
+    if [ -n "$(cellar_configured_source_host)" ]; then role=replica; fi
+    printf 'position=%s role=%s\n' "$(cellar_gtid_count "$gtids")" "$role"
+    ;;
+  promote)
+    if [ -n "$(cellar_configured_source_host)" ]; then
+      sql "$(cellar_sql_stop_replica_io)" >/dev/null
+      deadline=$((SECONDS + ${CELLAR_APPLY_SECONDS:-20}))
+      until relay_log_applied; do
+        if [ "$SECONDS" -ge "$deadline" ]; then
+          cellar_warn "the relay log was not applied within ${CELLAR_APPLY_SECONDS:-20} s; promoting anyway"
+          break
+        fi
+        sleep 0.2
+      done
+      { cellar_sql_stop_replica && cellar_sql_reset_replica_all; } | cellar_local_sql
+    fi
+    cellar_sql_writable | cellar_local_sql
+    rm -f "$data/cellar-demoted"
+    bash "$here/primary-setup.sh" >&2
+    if cellar_has_replication_account && [ -d "$data" ]; then
+      rm -f "$data/cellar-replica.done"
+      cellar_fingerprint primary "$CELLAR_REPLICATION_USER" "$CELLAR_REPLICATION_PASSWORD" \
+        >"$data/cellar-primary.done"
+    fi
+    echo promoted
+    ;;
+  demote)
+    touch "$data/cellar-demoted"
+    cellar_sql_read_only | cellar_local_sql
+    gtids=$(sql "$(cellar_sql_own_gtids)")
+    printf 'position=%s demoted\n' "$(cellar_gtid_count "$gtids")"
+    ;;
+  restart)
+    cellar_local_client_cmd "$CELLAR_ADMIN" shutdown >/dev/null 2>&1 || kill -TERM 1
+    echo restarting
+    ;;
+  *)
+    cellar_die "usage: role.sh position|promote|demote|restart"
+    ;;
+esac

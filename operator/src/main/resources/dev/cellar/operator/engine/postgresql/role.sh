@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# What the operator asks of a running PostgreSQL server (through pods/exec, in the database
+# container, whose environment has the passwords): bash role.sh ACTION. It prints one line of
+# key=value words on stdout, the last line of output, and exits 0 when the action succeeded.
+#   position  the WAL position this server has: a standby's replayed LSN, a primary's current
+#             LSN, as a byte count: "position=<bytes> role=<primary|replica>"
+#   promote   makes this standby the primary (pg_promote, waiting up to 50 s) and records its
+#             primary setup, so a restart as primary does not redo it: "promoted". On a primary
+#             it takes a demotion back (writes allowed again): "promoted".
+#   demote    for a switchover: no new write transaction (default_transaction_read_only, client
+#             sessions ended), a file cellar-demoted that keeps the entrypoint from starting it as
+#             the primary again, and the WAL position every standby must reach:
+#             "position=<bytes> demoted"
+#   restart   stops the server (fast shutdown); the container restarts as its label says.
+# Connection: pg-lib.sh's (CELLAR_LOCAL_HOST, default 127.0.0.1, as POSTGRES_USER).
+set -euo pipefail
+here=$(dirname "${BASH_SOURCE[0]}")
+# shellcheck source=../lib.sh
+. "$here/lib.sh"
+# shellcheck source=pg-lib.sh
+. "$here/pg-lib.sh"
+
+sql() { PGCONNECT_TIMEOUT=5 cellar_pg_local_sql -At -c "$1"; }
+
+case "${1:-}" in
+  position)
+    line=$(sql "SELECT CASE WHEN pg_is_in_recovery()
+        THEN pg_wal_lsn_diff(coalesce(pg_last_wal_replay_lsn(), '0/0'), '0/0')::bigint || ' replica'
+        ELSE pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint || ' primary' END")
+    printf 'position=%s role=%s\n' "${line% *}" "${line#* }"
+    ;;
+  promote)
+    if [ "$(sql 'SELECT pg_is_in_recovery()')" = t ]; then
+      [ "$(sql 'SELECT pg_promote(true, 50)')" = t ] || cellar_die "pg_promote did not finish within 50 s"
+    fi
+    sql "ALTER SYSTEM RESET default_transaction_read_only" >/dev/null
+    sql "SELECT pg_reload_conf()" >/dev/null
+    rm -f "$(cellar_pg_data_dir)/cellar-demoted"
+    if cellar_has_replication_account; then
+      bash "$here/primary-setup.sh" >&2
+      cellar_fingerprint primary "$CELLAR_REPLICATION_USER" "$CELLAR_REPLICATION_PASSWORD" \
+        >"$(cellar_pg_data_dir)/cellar-primary.done"
+    fi
+    echo promoted
+    ;;
+  demote)
+    touch "$(cellar_pg_data_dir)/cellar-demoted"
+    sql "ALTER SYSTEM SET default_transaction_read_only = on" >/dev/null
+    sql "SELECT pg_reload_conf()" >/dev/null
+    sql "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+         WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()" >/dev/null
+    # A write that was under way has committed or failed by now; a checkpoint is WAL the
+    # standbys must have, too.
+    sql "CHECKPOINT" >/dev/null
+    printf 'position=%s demoted\n' "$(sql "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint")"
+    ;;
+  restart)
+    kill -INT 1
+    echo restarting
+    ;;
+  *)
+    cellar_die "usage: role.sh position|promote|demote|restart"
+    ;;
+esac

@@ -1,0 +1,228 @@
+package dev.cellar.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.cellar.api.v1.Database;
+import dev.cellar.api.v1.DatabaseSpec;
+import dev.cellar.api.v1.Engine;
+import dev.cellar.api.v1.FailoverSpec;
+import dev.cellar.api.v1.Phase;
+import dev.cellar.operator.failover.InstanceAgent;
+import dev.cellar.operator.status.Conditions.Type;
+import dev.cellar.testkit.LocalCluster;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceQuotaBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.javaoperatorsdk.operator.junit.LocallyRunOperatorExtension;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The failover state machine on kwok, where no server runs: the database side is a fake agent
+ * (positions by pod, promotions recorded). The primary's pod is deleted and kept from coming back
+ * (a ResourceQuota refuses the StatefulSet's new pod): after spec.failover.delaySeconds the most
+ * advanced ready replica is promoted, status.currentPrimary and the role labels follow, and the
+ * {@code <name>} Service reaches the new primary; once the quota goes, the old primary's pod
+ * returns labelled replica.
+ */
+class FailoverIT extends ReconcilerTestBase {
+  static final KubernetesClient client = LocalCluster.get().newClient();
+  static final List<String> promoted = new CopyOnWriteArrayList<>();
+  static final List<String> demoted = new CopyOnWriteArrayList<>();
+  static final List<String> restarted = new CopyOnWriteArrayList<>();
+  static final Map<String, Long> positions = Map.of("ha-1", 10L, "ha-2", 20L);
+
+  static final InstanceAgent FAKE =
+      new InstanceAgent() {
+        @Override
+        public OptionalLong position(String namespace, String pod) {
+          return positions.containsKey(pod)
+              ? OptionalLong.of(positions.get(pod))
+              : OptionalLong.empty();
+        }
+
+        @Override
+        public Optional<String> promote(String namespace, String pod) {
+          promoted.add(pod);
+          return Optional.empty();
+        }
+
+        @Override
+        public OptionalLong demote(String namespace, String pod) {
+          demoted.add(pod);
+          return OptionalLong.of(5);
+        }
+
+        @Override
+        public void restart(String namespace, String pod) {
+          restarted.add(pod);
+        }
+      };
+
+  @RegisterExtension
+  static LocallyRunOperatorExtension operator =
+      LocallyRunOperatorExtension.builder()
+          .withKubernetesClient(client)
+          .withReconciler(new DatabaseReconciler(c -> FAKE))
+          .oneNamespacePerClass(true)
+          .waitForNamespaceDeletion(false)
+          .build();
+
+  @Override
+  LocallyRunOperatorExtension operator() {
+    return operator;
+  }
+
+  Pod pod(String name) {
+    return operator.get(Pod.class, name);
+  }
+
+  List<String> endpoints(String service) {
+    return client
+        .discovery()
+        .v1()
+        .endpointSlices()
+        .inNamespace(operator.getNamespace())
+        .withLabel("kubernetes.io/service-name", service)
+        .list()
+        .getItems()
+        .stream()
+        .flatMap(
+            s ->
+                s.getEndpoints() == null
+                    ? java.util.stream.Stream.empty()
+                    : s.getEndpoints().stream())
+        .filter(
+            e -> e.getConditions() == null || !Boolean.FALSE.equals(e.getConditions().getReady()))
+        .map(e -> e.getTargetRef().getName())
+        .sorted()
+        .toList();
+  }
+
+  void switchoverTo(String pod) {
+    client
+        .resources(Database.class)
+        .inNamespace(operator.getNamespace())
+        .withName("ha")
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            "{\"metadata\":{\"annotations\":{\""
+                + Keys.SWITCHOVER_ANNOTATION
+                + "\":\""
+                + pod
+                + "\"}}}");
+  }
+
+  @Test
+  void aLostPrimaryIsReplacedByTheMostAdvancedReplica() {
+    DatabaseSpec spec = new DatabaseSpec(Engine.POSTGRESQL, "16", "1Gi");
+    spec.setReplicas(3);
+    spec.setBackupEnabled(false);
+    spec.setFailover(new FailoverSpec(true, 2));
+    operator.create(new Database(null, "ha", spec));
+    Database db = awaitPhase("ha", Phase.Ready);
+    assertThat(db.getStatus().getCurrentPrimary()).isEqualTo("ha-0");
+    await("roles and Services")
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () -> {
+              assertThat(pod("ha-0").getMetadata().getLabels()).containsEntry(Keys.ROLE, "primary");
+              // Bootstrapping an empty volume is allowed only before the first Ready.
+              assertThat(pod("ha-0").getMetadata().getAnnotations())
+                  .doesNotContainKey(Keys.BOOTSTRAP_ANNOTATION);
+              assertThat(pod("ha-1").getMetadata().getLabels()).containsEntry(Keys.ROLE, "replica");
+              assertThat(endpoints("ha")).containsExactly("ha-0");
+              assertThat(endpoints("ha-ro")).containsExactly("ha-1", "ha-2");
+            });
+
+    // The primary's pod goes, and a quota keeps the StatefulSet from creating it again.
+    client
+        .resource(
+            new ResourceQuotaBuilder()
+                .withNewMetadata()
+                .withName("no-more-pods")
+                .withNamespace(operator.getNamespace())
+                .endMetadata()
+                .withNewSpec()
+                .addToHard("pods", new Quantity("2"))
+                .endSpec()
+                .build())
+        .create();
+    client.pods().inNamespace(operator.getNamespace()).withName("ha-0").withGracePeriod(0).delete();
+
+    await("ha-2 (position 20) promoted")
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () -> {
+              Database now = get("ha");
+              assertThat(now.getStatus().getCurrentPrimary()).isEqualTo("ha-2");
+              assertThat(condition(now, Type.AVAILABLE).getReason()).isEqualTo("FailedOver");
+              assertThat(condition(now, Type.AVAILABLE).getMessage())
+                  .contains("primary ha-0 unavailable", "promoted ha-2 (position 20");
+              assertThat(pod("ha-2").getMetadata().getLabels()).containsEntry(Keys.ROLE, "primary");
+              assertThat(endpoints("ha")).containsExactly("ha-2");
+              assertThat(endpoints("ha-ro")).containsExactly("ha-1");
+            });
+    assertThat(promoted).containsExactly("ha-2");
+    assertThat(hasEvent("ha", "FailedOver")).isTrue();
+
+    // The old primary's pod comes back, as a replica of the new primary.
+    client.resourceQuotas().inNamespace(operator.getNamespace()).withName("no-more-pods").delete();
+    await("ha-0 back as a replica")
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () -> {
+              Pod back = pod("ha-0");
+              assertThat(back).isNotNull();
+              assertThat(back.getMetadata().getLabels()).containsEntry(Keys.ROLE, "replica");
+              assertThat(endpoints("ha-ro")).containsExactly("ha-0", "ha-1");
+              assertThat(endpoints("ha")).containsExactly("ha-2");
+            });
+    Database after = awaitPhase("ha", Phase.Ready);
+    assertThat(after.getStatus().getCurrentPrimary()).isEqualTo("ha-2");
+    assertThat(after.getStatus().getInstances())
+        .anySatisfy(i -> assertThat(i.getName() + "=" + i.getRole()).isEqualTo("ha-2=primary"));
+    assertThat(promoted).containsExactly("ha-2");
+
+    // A planned switchover back to ha-1: demote ha-2, ha-1 catches up (the fake's 10 >= 5),
+    // promote ha-1, relabel, restart ha-2, and the annotation goes.
+    switchoverTo("ha-1");
+    await("switched over to ha-1")
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () -> {
+              Database now = get("ha");
+              assertThat(now.getStatus().getCurrentPrimary()).isEqualTo("ha-1");
+              assertThat(now.getMetadata().getAnnotations())
+                  .doesNotContainKey(Keys.SWITCHOVER_ANNOTATION);
+              assertThat(condition(now, Type.AVAILABLE).getReason()).isEqualTo("SwitchedOver");
+              assertThat(endpoints("ha")).containsExactly("ha-1");
+              assertThat(endpoints("ha-ro")).containsExactly("ha-0", "ha-2");
+            });
+    assertThat(demoted).containsExactly("ha-2");
+    assertThat(promoted).containsExactly("ha-2", "ha-1");
+    assertThat(restarted).containsExactly("ha-2");
+    assertThat(hasEvent("ha", "SwitchedOver")).isTrue();
+
+    // A switchover to a pod that is not a replica is refused, and the annotation removed.
+    switchoverTo("ha-7");
+    await("refused")
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () -> {
+              assertThat(get("ha").getMetadata().getAnnotations())
+                  .doesNotContainKey(Keys.SWITCHOVER_ANNOTATION);
+              assertThat(hasEvent("ha", "SwitchoverFailed")).isTrue();
+            });
+    assertThat(get("ha").getStatus().getCurrentPrimary()).isEqualTo("ha-1");
+  }
+}

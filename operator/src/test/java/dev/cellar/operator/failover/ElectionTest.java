@@ -1,0 +1,136 @@
+package dev.cellar.operator.failover;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cellar.operator.failover.Election.Decision;
+import dev.cellar.operator.failover.Election.Member;
+import dev.cellar.operator.failover.Election.Situation;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+
+class ElectionTest {
+  static final Instant NOW = Instant.parse("2026-11-23T12:00:00Z");
+  static final Duration DELAY = Duration.ofSeconds(5);
+
+  static Member m(int ordinal, boolean ready, String role) {
+    return new Member("db-" + ordinal, ordinal, ready, role);
+  }
+
+  static Situation down(int secondsAgo, List<Member> members) {
+    return new Situation(
+        true,
+        DELAY,
+        members.size(),
+        "db-0",
+        false,
+        Optional.of(NOW.minusSeconds(secondsAgo)),
+        members);
+  }
+
+  static final List<Member> THREE =
+      List.of(m(0, false, "primary"), m(1, true, "replica"), m(2, true, "replica"));
+
+  @Test
+  void anAvailablePrimaryIsKept() {
+    Situation s =
+        new Situation(
+            true,
+            DELAY,
+            3,
+            "db-0",
+            true,
+            Optional.empty(),
+            List.of(m(0, true, "primary"), m(1, true, "replica"), m(2, true, "replica")));
+    assertThat(Election.assess(s, NOW)).isInstanceOf(Decision.Keep.class);
+  }
+
+  @Test
+  void aSingleServerNeverFailsOver() {
+    Situation s =
+        new Situation(true, DELAY, 1, "db-0", false, Optional.of(NOW.minusSeconds(600)), List.of());
+    assertThat(Election.assess(s, NOW)).isInstanceOf(Decision.Keep.class);
+  }
+
+  @Test
+  void theDelayIsWaitedOutFromWhenThePrimaryWasFirstSeenUnavailable() {
+    Decision d = Election.assess(down(2, THREE), NOW);
+    assertThat(d).isInstanceOf(Decision.WaitUntil.class);
+    assertThat(((Decision.WaitUntil) d).at()).isEqualTo(NOW.plusSeconds(3));
+    assertThat(((Decision.WaitUntil) d).why()).contains("unavailable for 2 s", "failover in 3 s");
+  }
+
+  @Test
+  void afterTheDelayTheReadyReplicasAreCandidates() {
+    Decision d = Election.assess(down(5, THREE), NOW);
+    assertThat(d).isInstanceOf(Decision.Elect.class);
+    assertThat(((Decision.Elect) d).candidates())
+        .extracting(Member::name)
+        .containsExactly("db-1", "db-2");
+  }
+
+  @Test
+  void disabledFailoverKeepsTheLostPrimary() {
+    Situation s = down(600, THREE);
+    Situation off =
+        new Situation(
+            false, s.delay(), s.replicas(), s.primary(), false, s.unavailableSince(), s.members());
+    Decision d = Election.assess(off, NOW);
+    assertThat(d).isInstanceOf(Decision.Keep.class);
+    assertThat(((Decision.Keep) d).why()).contains("spec.failover.enabled is false");
+  }
+
+  @Test
+  void unreadyOrUnlabelledPodsAreNeverPromoted() {
+    // db-1 is not ready; db-2 has no role yet (a recreated pod that may hold an empty volume).
+    Decision d =
+        Election.assess(
+            down(10, List.of(m(0, false, "primary"), m(1, false, "replica"), m(2, true, null))),
+            NOW);
+    assertThat(d).isInstanceOf(Decision.NoCandidate.class);
+    assertThat(((Decision.NoCandidate) d).why()).contains("no ready replica");
+  }
+
+  @Test
+  void theMostAdvancedReplicaWins() {
+    List<Member> candidates = List.of(m(1, true, "replica"), m(2, true, "replica"));
+    assertThat(
+            Election.pick(
+                candidates, Map.of("db-1", OptionalLong.of(100), "db-2", OptionalLong.of(250))))
+        .map(Member::name)
+        .contains("db-2");
+  }
+
+  @Test
+  void aTieGoesToTheLowestOrdinal() {
+    List<Member> candidates =
+        List.of(m(1, true, "replica"), m(2, true, "replica"), m(3, true, "replica"));
+    assertThat(
+            Election.pick(
+                candidates,
+                Map.of(
+                    "db-1", OptionalLong.of(7),
+                    "db-2", OptionalLong.of(9),
+                    "db-3", OptionalLong.of(9))))
+        .map(Member::name)
+        .contains("db-2");
+  }
+
+  @Test
+  void aReplicaWhosePositionCannotBeReadIsNeverChosen() {
+    List<Member> candidates = List.of(m(1, true, "replica"), m(2, true, "replica"));
+    assertThat(
+            Election.pick(
+                candidates, Map.of("db-1", OptionalLong.empty(), "db-2", OptionalLong.of(3))))
+        .map(Member::name)
+        .contains("db-2");
+    assertThat(
+            Election.pick(
+                candidates, Map.of("db-1", OptionalLong.empty(), "db-2", OptionalLong.empty())))
+        .isEmpty();
+  }
+}
