@@ -1,6 +1,8 @@
 package dev.cellar.operator;
 
 import dev.cellar.api.v1.Database;
+import dev.cellar.operator.backup.BackupResults;
+import dev.cellar.operator.backup.ImperativeAnnotations;
 import dev.cellar.operator.deletion.DataRetention;
 import dev.cellar.operator.dependent.BackupCronJobDependent;
 import dev.cellar.operator.dependent.BackupPvcDependent;
@@ -22,6 +24,7 @@ import dev.cellar.operator.storage.StorageResize;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -82,7 +85,11 @@ import org.slf4j.LoggerFactory;
           dependsOn = {"backups-pvc", "credentials"},
           reconcilePrecondition = Preconditions.BackupEnabled.class),
     })
+// Annotations are requests (cellar.dev/backup-now): an update that changes one is reconciled as a
+// spec change is; status-only updates are not (ImperativeAnnotations).
 @ControllerConfiguration(
+    generationAwareEventProcessing = false,
+    informer = @Informer(onUpdateFilter = ImperativeAnnotations.class),
     maxReconciliationInterval =
         @MaxReconciliationInterval(interval = 5, timeUnit = TimeUnit.MINUTES))
 // Errors are retried for as long as they last, at most once a minute: a cause the user removes
@@ -133,7 +140,9 @@ public class DatabaseReconciler implements Reconciler<Database> {
     DataRetention.syncSecretOwnership(db, context);
     // 6. Data volumes grown when spec.storage grew.
     StorageResize.Outcome resize = StorageResize.apply(storage, context.getClient());
-    // 7. The status from what the children report, written only when it changed.
+    // 7. Backup Jobs: results recorded when they end; an on-demand backup if one is asked for.
+    BackupResults.reconcile(db, context);
+    // 8. The status from what the children report, written only when it changed.
     Optional<Duration> recheck = StatusWriter.write(db, context, resize, Optional.empty());
     if (resize.resizing()) {
       recheck = Optional.of(StorageResize.POLL);

@@ -50,6 +50,21 @@ public abstract class EngineProfile {
    */
   public abstract String dumpCommand();
 
+  /**
+   * A script for {@code bash -c} that restores the dump on its stdin into a throwaway server of
+   * this engine in a temporary directory, asks it a query and prints one line saying what answered
+   * (backup verification); it exits non-zero when the dump does not restore.
+   */
+  public abstract String verifyScript();
+
+  /**
+   * The backup Jobs' script for {@code bash -c}: the S3 functions, then backup.sh (see its header
+   * for the environment).
+   */
+  public static String backupScript() {
+    return resource("s3.sh") + "\n" + resource("backup.sh");
+  }
+
   /** Credentials the dump command needs, from the Secret named {@code secret}. */
   public abstract List<EnvVar> dumpEnv(String secret);
 

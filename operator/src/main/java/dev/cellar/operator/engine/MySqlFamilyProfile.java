@@ -41,6 +41,15 @@ abstract class MySqlFamilyProfile extends EngineProfile {
   }
 
   @Override
+  public String verifyScript() {
+    return resource("lib.sh")
+        + "\n"
+        + resource(engine().value() + "/dialect.sh")
+        + "\n"
+        + resource("mysql-family/verify-dump.sh");
+  }
+
+  @Override
   public String uriScheme() {
     return "mysql";
   }

@@ -81,6 +81,11 @@ public final class PostgresProfile extends EngineProfile {
   }
 
   @Override
+  public String verifyScript() {
+    return resource("lib.sh") + "\n" + resource("postgresql/verify-dump.sh");
+  }
+
+  @Override
   public String uriScheme() {
     return "postgresql";
   }

@@ -81,6 +81,7 @@ public final class Conditions {
     BACKUP_PENDING("BackupPending", Type.BACKUP_READY),
     BACKUP_FAILED("BackupFailed", Type.BACKUP_READY, Type.DEGRADED),
     BACKUP_SUCCEEDED("BackupSucceeded", Type.BACKUP_READY),
+    BACKUP_VERIFICATION_FAILED("BackupVerificationFailed", Type.BACKUP_READY, Type.DEGRADED),
     BACKUPS_PAUSED("BackupsPaused", Type.BACKUP_READY),
     SCHEDULED("Scheduled", Type.BACKUP_READY),
     // Events only

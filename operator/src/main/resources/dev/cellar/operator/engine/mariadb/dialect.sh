@@ -62,3 +62,11 @@ cellar_dump_databases() {
   cellar_primary_client_cmd "$CELLAR_DUMP" --single-transaction --gtid --master-data=1 \
     --routines --events --triggers --add-drop-database --databases "$@"
 }
+
+# Throwaway servers (backup verification): how to make an empty data directory with root on the
+# socket and no password, and the extra options such a server needs.
+cellar_initialize_scratch_datadir() {
+  mariadb-install-db --no-defaults --datadir="$1" --auth-root-authentication-method=normal \
+    --skip-test-db
+}
+CELLAR_SCRATCH_SERVER_OPTIONS=()

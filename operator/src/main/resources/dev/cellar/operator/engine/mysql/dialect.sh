@@ -83,3 +83,11 @@ cellar_dump_databases() {
   cellar_primary_client_cmd "$CELLAR_DUMP" --single-transaction --set-gtid-purged=ON \
     --routines --events --triggers --add-drop-database --databases "$@"
 }
+
+# Throwaway servers (backup verification): how to make an empty data directory with root on the
+# socket and no password, and the extra options such a server needs (no X plugin socket in the
+# image's run directory, no secure_file_priv directory).
+cellar_initialize_scratch_datadir() {
+  mysqld --no-defaults --initialize-insecure --datadir="$1"
+}
+CELLAR_SCRATCH_SERVER_OPTIONS=(--mysqlx=OFF --secure-file-priv=NULL)
