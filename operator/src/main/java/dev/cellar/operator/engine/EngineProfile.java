@@ -65,6 +65,23 @@ public abstract class EngineProfile {
     return resource("s3.sh") + "\n" + resource("backup.sh");
   }
 
+  /**
+   * The script the image's first initialisation runs from /docker-entrypoint-initdb.d to restore a
+   * bootstrap's dump (cellar-dump.gz beside it).
+   */
+  public abstract String restoreScript();
+
+  /** A path that exists once the data directory of {@code version} is initialised. */
+  public abstract String initialisedPath(EngineVersion version);
+
+  /**
+   * The bootstrap's init container script for {@code bash -c}: the S3 functions, then
+   * restore-fetch.sh.
+   */
+  public static String restoreFetchScript() {
+    return resource("s3.sh") + "\n" + resource("restore-fetch.sh");
+  }
+
   /** Credentials the dump command needs, from the Secret named {@code secret}. */
   public abstract List<EnvVar> dumpEnv(String secret);
 

@@ -50,6 +50,16 @@ abstract class MySqlFamilyProfile extends EngineProfile {
   }
 
   @Override
+  public String restoreScript() {
+    return resource("mysql-family/restore-dump.sh");
+  }
+
+  @Override
+  public String initialisedPath(EngineVersion version) {
+    return dataMountPath(version) + "/mysql";
+  }
+
+  @Override
   public String uriScheme() {
     return "mysql";
   }

@@ -86,6 +86,16 @@ public final class PostgresProfile extends EngineProfile {
   }
 
   @Override
+  public String restoreScript() {
+    return resource("postgresql/restore-dump.sh");
+  }
+
+  @Override
+  public String initialisedPath(EngineVersion version) {
+    return dataDirectory(version) + "/PG_VERSION";
+  }
+
+  @Override
   public String uriScheme() {
     return "postgresql";
   }

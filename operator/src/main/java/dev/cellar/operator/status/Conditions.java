@@ -75,6 +75,7 @@ public final class Conditions {
     VOLUME_PENDING("VolumePending", Type.DEGRADED),
     POD_CREATION_FAILED("PodCreationFailed", Type.DEGRADED),
     CREDENTIALS_INCOMPLETE("CredentialsIncomplete", Type.DEGRADED),
+    RESTORE_FAILED("RestoreFailed", Type.DEGRADED),
     WRITE_LOOP("WriteLoop", Type.DEGRADED),
     // BackupReady (BackupFailed is also a Degraded reason)
     BACKUP_DISABLED("BackupDisabled", Type.BACKUP_READY),

@@ -429,7 +429,8 @@ public final class StatusFactory {
           Reason.CREDENTIALS_INCOMPLETE,
           Reason.POD_CREATION_FAILED,
           Reason.VOLUME_PENDING,
-          Reason.OOM_KILLED);
+          Reason.OOM_KILLED,
+          Reason.RESTORE_FAILED);
 
   private static Phase phase(
       DatabaseStatus status,
