@@ -137,7 +137,7 @@ else
     mv "$partial" "$BACKUP_DIR/$name"
   fi
   location=$(location_of "$name")
-  echo "backup written: $location ($size bytes)"
+  echo "backup written: $location ($size bytes) in $SECONDS s"
 
   # 3. Retention, counting only complete dumps of this Database.
   list=$(stored_dumps) || fail retention "listing the dumps: $(cat "$scratch/list.err")"
@@ -154,7 +154,9 @@ else
 
   # 4. Verification of what was stored.
   if [ -n "${VERIFY_SCRIPT:-}" ]; then
+    verify_start=$SECONDS
     verify "$name"
+    echo "verification: $((SECONDS - verify_start)) s"
   fi
 fi
 

@@ -7,7 +7,7 @@
 # start.
 (
   set -euo pipefail
-  here=/docker-entrypoint-initdb.d
+  here=${CELLAR_RESTORE_DIR:-/docker-entrypoint-initdb.d}
   client=mariadb
   command -v "$client" >/dev/null 2>&1 || client=mysql
   password=${MARIADB_ROOT_PASSWORD:-${MYSQL_ROOT_PASSWORD:-}}

@@ -7,11 +7,12 @@
 # which the image starts over at the next start.
 (
   set -euo pipefail
-  here=/docker-entrypoint-initdb.d
+  here=${CELLAR_RESTORE_DIR:-/docker-entrypoint-initdb.d}
+  socket=${CELLAR_SOCKET_DIR:-/var/run/postgresql}
   log=$(mktemp)
   echo "cellar: restoring $(cat "$here/cellar-backup-name" 2>/dev/null) into ${PGDATA:-the data directory}" >&2
   gzip -dc "$here/cellar-dump.gz" | psql -X -q -v ON_ERROR_STOP=0 --no-password \
-    -h /var/run/postgresql -p "${PGPORT:-5432}" -U "${POSTGRES_USER:-postgres}" -d postgres >/dev/null 2>"$log"
+    -h "$socket" -p "${PGPORT:-5432}" -U "${POSTGRES_USER:-postgres}" -d postgres >/dev/null 2>"$log"
   errors=$(grep -E '(ERROR|FATAL):' "$log" | grep -v 'already exists' || true)
   if [ -n "$errors" ]; then
     echo "cellar: the dump did not restore: $(head -n 1 <<<"$errors")" >&2
@@ -19,7 +20,7 @@
   fi
   password=${POSTGRES_PASSWORD:-}
   user=${POSTGRES_USER:-postgres}
-  psql -X -q -v ON_ERROR_STOP=1 --no-password -h /var/run/postgresql -p "${PGPORT:-5432}" -U "$user" -d postgres \
+  psql -X -q -v ON_ERROR_STOP=1 --no-password -h "$socket" -p "${PGPORT:-5432}" -U "$user" -d postgres \
     -v user="$user" -v password="$password" <<<'ALTER ROLE :"user" PASSWORD :'"'"'password'"'"';'
   rm -f "${CELLAR_RESTORE_PENDING:?}"
   echo "cellar: restore done" >&2
