@@ -119,7 +119,8 @@ class DatabaseCrdIT {
         .doesNotContainKey("storageClassName")
         .doesNotContainKey("image");
     assertThat(spec.get("backup"))
-        .isEqualTo(Map.of("schedule", "0 2 * * *", "retention", 7, "storage", "10Gi"));
+        .isEqualTo(
+            Map.of("schedule", "0 2 * * *", "retention", 7, "storage", "10Gi", "verify", true));
   }
 
   @Test
@@ -147,6 +148,72 @@ class DatabaseCrdIT {
         .satisfies(e -> assertThat(((KubernetesClientException) e).getCode()).isEqualTo(422))
         .message()
         .contains(parts);
+  }
+
+  static final String STORE =
+      "{endpoint: \"http://s3.local:9000\", bucket: dumps, credentialsSecret: s3-keys}";
+
+  @Test
+  void objectStoreAndBootstrapAreAcceptedWithTheirDefaults() {
+    Map<String, Object> spec =
+        spec(
+            create(
+                MINIMAL
+                    + "backup: {objectStore: "
+                    + STORE
+                    + "}\nbootstrap: {fromBackup: {database: orders, objectStore: "
+                    + STORE
+                    + "}}\n"));
+    @SuppressWarnings("unchecked")
+    Map<String, Object> store =
+        (Map<String, Object>) ((Map<String, Object>) spec.get("backup")).get("objectStore");
+    assertThat(store).containsEntry("region", "us-east-1").containsEntry("bucket", "dumps");
+    @SuppressWarnings("unchecked")
+    Map<String, Object> from =
+        (Map<String, Object>) ((Map<String, Object>) spec.get("bootstrap")).get("fromBackup");
+    assertThat(from).containsEntry("source", "objectStore").containsEntry("backup", "latest");
+    create(
+        MINIMAL
+            + "bootstrap: {fromBackup: {database: orders, source: volume,"
+            + " backup: orders-20260101T020000Z.sql.gz}}\n");
+  }
+
+  @Test
+  void malformedObjectStoresAndBootstrapsAreRejectedNamingTheField() {
+    assertRejected(
+        MINIMAL + "backup: {objectStore: {endpoint: \"http://s3.local\", credentialsSecret: k}}\n",
+        "spec.backup.objectStore",
+        "objectStore needs bucket");
+    assertRejected(
+        MINIMAL + "backup: {objectStore: {bucket: dumps}}\n",
+        "objectStore needs endpoint",
+        "credentialsSecret (a Secret with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)");
+    assertRejected(
+        MINIMAL
+            + "backup: {objectStore: {endpoint: \"ftp://s3.local\", bucket: dumps,"
+            + " credentialsSecret: k}}\n",
+        "spec.backup.objectStore.endpoint",
+        "must be http(s)://host[:port] without a path");
+    assertRejected(
+        MINIMAL
+            + "backup: {objectStore: {endpoint: \"http://s3.local\", bucket: dumps,"
+            + " credentialsSecret: k, prefix: \"/abs\"}}\n",
+        "spec.backup.objectStore.prefix");
+    assertRejected(
+        MINIMAL
+            + "bootstrap: {fromBackup: {database: orders, source: volume, objectStore: "
+            + STORE
+            + "}}\n",
+        "spec.bootstrap.fromBackup",
+        "objectStore is set but source is volume");
+    assertRejected(
+        MINIMAL + "bootstrap: {fromBackup: {database: orders}}\n",
+        "spec.bootstrap.fromBackup",
+        "objectStore is required with source objectStore");
+    assertRejected(
+        MINIMAL + "bootstrap: {fromBackup: {database: orders, source: tape}}\n",
+        "spec.bootstrap.fromBackup.source",
+        "Unsupported value");
   }
 
   @Test

@@ -1,6 +1,8 @@
 package dev.cellar.operator;
 
 import dev.cellar.api.v1.Database;
+import dev.cellar.operator.backup.BackupResults;
+import dev.cellar.operator.backup.ImperativeAnnotations;
 import dev.cellar.operator.cache.CachePruning;
 import dev.cellar.operator.deletion.DataRetention;
 import dev.cellar.operator.dependent.BackupCronJobDependent;
@@ -40,12 +42,10 @@ import io.javaoperatorsdk.operator.api.reconciler.Workflow;
 import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
-import io.javaoperatorsdk.operator.processing.event.source.filter.OnUpdateFilter;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.javaoperatorsdk.operator.processing.retry.GradualRetry;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -91,11 +91,12 @@ import org.slf4j.LoggerFactory;
           dependsOn = {"backups-pvc", "credentials"},
           reconcilePrecondition = Preconditions.BackupEnabled.class),
     })
-// Updates that reconcile: a new generation (spec), a deletion, or a changed switchover annotation
-// (annotations do not bump the generation). Status-only updates, Cellar's own, do not.
+// Updates that reconcile: a new generation (spec), a deletion, or a changed request annotation
+// (cellar.dev/switchover-to, cellar.dev/backup-now: annotations do not bump the generation).
+// Status-only updates, Cellar's own, do not (ImperativeAnnotations).
 @ControllerConfiguration(
     generationAwareEventProcessing = false,
-    informer = @Informer(onUpdateFilter = DatabaseReconciler.SpecOrSwitchover.class),
+    informer = @Informer(onUpdateFilter = ImperativeAnnotations.class),
     maxReconciliationInterval =
         @MaxReconciliationInterval(interval = 5, timeUnit = TimeUnit.MINUTES))
 // Errors are retried for as long as they last, at most once a minute: a cause the user removes
@@ -173,7 +174,9 @@ public class DatabaseReconciler implements Reconciler<Database> {
     DataRetention.syncSecretOwnership(db, context);
     // 6. Data volumes grown when spec.storage grew.
     StorageResize.Outcome resize = StorageResize.apply(storage, context.getClient());
-    // 7. The status from what the children report, written only when it changed.
+    // 7. Backup Jobs: results recorded when they end; an on-demand backup if one is asked for.
+    BackupResults.reconcile(db, context);
+    // 8. The status from what the children report, written only when it changed.
     Optional<Duration> recheck =
         StatusWriter.write(db, context, resize, Optional.empty(), failover.note());
     if (resize.resizing()) {
@@ -183,23 +186,6 @@ public class DatabaseReconciler implements Reconciler<Database> {
     return recheck
         .map(after -> UpdateControl.<Database>noUpdate().rescheduleAfter(after))
         .orElseGet(UpdateControl::noUpdate);
-  }
-
-  /** The update filter of the Database informer (see the class annotation). */
-  public static class SpecOrSwitchover implements OnUpdateFilter<Database> {
-    @Override
-    public boolean accept(Database now, Database before) {
-      return !Objects.equals(
-              now.getMetadata().getGeneration(), before.getMetadata().getGeneration())
-          || (now.isMarkedForDeletion() && !before.isMarkedForDeletion())
-          || !Objects.equals(switchover(now), switchover(before));
-    }
-
-    private static String switchover(Database db) {
-      return db.getMetadata().getAnnotations() == null
-          ? null
-          : db.getMetadata().getAnnotations().get(Keys.SWITCHOVER_ANNOTATION);
-    }
   }
 
   private static Optional<Duration> earliest(Optional<Duration> a, Optional<Duration> b) {

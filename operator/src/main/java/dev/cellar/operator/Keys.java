@@ -54,6 +54,27 @@ public final class Keys {
   /** On a Database: a planned switchover to the named pod; removed when done. */
   public static final String SWITCHOVER_ANNOTATION = "cellar.dev/switchover-to";
 
+  /**
+   * On a Database: asks for a backup now; any new value (e.g. a timestamp) asks again. Cellar runs
+   * one Job per value and removes the annotation once that Job has ended.
+   */
+  public static final String BACKUP_NOW_ANNOTATION = "cellar.dev/backup-now";
+
+  /**
+   * On a backup Job: its result, one line of JSON from the container's termination message,
+   * recorded by the operator when the Job ends (the Job keeps what its pod reported).
+   */
+  public static final String BACKUP_RESULT_ANNOTATION = "cellar.dev/backup-result";
+
+  /** On a backup Job: scheduled (the CronJob's) or on-demand. */
+  public static final String BACKUP_TRIGGER_LABEL = "cellar.dev/backup-trigger";
+
+  public static final String TRIGGER_SCHEDULED = "scheduled";
+  public static final String TRIGGER_ON_DEMAND = "on-demand";
+
+  /** The label the Job controller puts on a Job's pods with the Job's name. */
+  public static final String JOB_NAME = "batch.kubernetes.io/job-name";
+
   /** On a StorageClass: the cluster's default class. */
   public static final String DEFAULT_CLASS_ANNOTATION =
       "storageclass.kubernetes.io/is-default-class";

@@ -80,6 +80,21 @@ public record Topology(Database db) {
     return name() + "-backup";
   }
 
+  /**
+   * The on-demand backup Job for one value of the backup-now annotation: the same value names the
+   * same Job, so a request runs once. At most 45 + 12 + 6 = 63 characters.
+   */
+  public String onDemandBackupJob(String token) {
+    try {
+      byte[] hash =
+          java.security.MessageDigest.getInstance("SHA-256")
+              .digest(token.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return name() + "-backup-now-" + java.util.HexFormat.of().formatHex(hash).substring(0, 6);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   // Pods and their volumes.
 
   public String pod(int ordinal) {

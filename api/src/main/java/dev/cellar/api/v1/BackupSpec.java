@@ -7,14 +7,12 @@ import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
-import lombok.AllArgsConstructor;
 import lombok.Data;
 import lombok.NoArgsConstructor;
 
 /** How and when logical backups (dumps) are taken, when backupEnabled is true. */
 @Data
 @NoArgsConstructor
-@AllArgsConstructor
 public class BackupSpec {
   @JsonPropertyDescription(
       "When dumps run, as a cron expression in the cluster's time zone (UTC unless set). Default"
@@ -47,8 +45,26 @@ public class BackupSpec {
       reason = "FieldValueInvalid")
   private String storage = "10Gi";
 
+  @JsonPropertyDescription(
+      "Upload every dump to this S3-compatible bucket instead of the <name>-backups volume;"
+          + " retention applies there. The database image needs curl 7.75 or newer.")
+  private ObjectStoreSpec objectStore;
+
+  @JsonPropertyDescription(
+      "Restore every dump into a throwaway server of the same engine and version in the backup"
+          + " Job, and check that it answers a query; status.lastVerifiedBackup records it and a"
+          + " dump that does not restore turns BackupReady False. Default true.")
+  @Default("true")
+  private Boolean verify = true;
+
   // The rules below are on the getters because fabric8's apt generator takes one
   // @ValidationRule per annotated element and merges a field's with its accessors'.
+
+  public BackupSpec(String schedule, Integer retention, String storage) {
+    this.schedule = schedule;
+    this.retention = retention;
+    this.storage = storage;
+  }
 
   /** The schedule; its rule here: a day of the month that never comes. */
   @ValidationRule(

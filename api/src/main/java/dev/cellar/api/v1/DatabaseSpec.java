@@ -202,6 +202,11 @@ public class DatabaseSpec {
   private FailoverSpec failover = new FailoverSpec();
 
   @JsonPropertyDescription(
+      "Where the data of a new Database comes from: fromBackup restores another Database's dump"
+          + " (from its backups volume or a bucket) before the first start.")
+  private BootstrapSpec bootstrap;
+
+  @JsonPropertyDescription(
       "CPU and memory of each database pod. Default: requests 100m / 256Mi, limits 500m / 1Gi."
           + " A request may not exceed its limit.")
   // The cpu rule is on DatabaseResources; one rule per annotated element (fabric8's apt generator).

@@ -64,6 +64,15 @@ public class DatabaseStatus {
   @JsonPropertyDescription("When the last successful backup finished (RFC 3339).")
   private String lastBackupTime;
 
+  @JsonPropertyDescription(
+      "The last backup that succeeded: the dump's name, where it went, when it started and ended,"
+          + " its size, and whether it was scheduled or on demand.")
+  private BackupRecord lastBackup;
+
+  @JsonPropertyDescription(
+      "The last dump that was restored into a throwaway server and answered a query.")
+  private BackupRecord lastVerifiedBackup;
+
   @JsonPropertyDescription("What the user must do for the spec to take effect; empty when nothing.")
   private String pendingAction;
 }

@@ -291,6 +291,57 @@ class MalformedDatabasesIT {
             "should match"),
         new Bad("image empty", OK + "  image: \"\"\n", "spec.image", "should match"),
         new Bad(
+            "object store without bucket",
+            OK
+                + "  backup: {objectStore: {endpoint: \"http://s3.local:9000\","
+                + " credentialsSecret: s3-keys}}\n",
+            "spec.backup.objectStore",
+            "objectStore needs bucket"),
+        new Bad(
+            "object store endpoint with a path",
+            OK
+                + "  backup: {objectStore: {endpoint: \"http://s3.local:9000/dumps\", bucket: dumps,"
+                + " credentialsSecret: s3-keys}}\n",
+            "spec.backup.objectStore.endpoint",
+            "objectStore.endpoint must be http(s)://host[:port] without a path"),
+        new Bad(
+            "object store endpoint without scheme",
+            OK
+                + "  backup: {objectStore: {endpoint: s3.local, bucket: dumps,"
+                + " credentialsSecret: s3-keys}}\n",
+            "spec.backup.objectStore.endpoint",
+            "objectStore.endpoint must be http(s)://host[:port]"),
+        new Bad(
+            "object store bucket upper case",
+            OK
+                + "  backup: {objectStore: {endpoint: \"https://s3.local\", bucket: Dumps,"
+                + " credentialsSecret: s3-keys}}\n",
+            "spec.backup.objectStore.bucket",
+            "objectStore.bucket must be 3 to 63 lower-case letters"),
+        new Bad(
+            "bootstrap from a volume and a bucket",
+            OK
+                + "  bootstrap: {fromBackup: {database: orders, source: volume,"
+                + " objectStore: {endpoint: \"https://s3.local\", bucket: dumps,"
+                + " credentialsSecret: s3-keys}}}\n",
+            "spec.bootstrap.fromBackup",
+            "objectStore is set but source is volume"),
+        new Bad(
+            "bootstrap from object store without a bucket",
+            OK + "  bootstrap: {fromBackup: {database: orders}}\n",
+            "spec.bootstrap.fromBackup",
+            "objectStore is required with source objectStore"),
+        new Bad(
+            "bootstrap without database",
+            OK + "  bootstrap: {fromBackup: {source: volume}}\n",
+            "spec.bootstrap.fromBackup.database",
+            "Required value"),
+        new Bad(
+            "bootstrap backup not a dump name",
+            OK + "  bootstrap: {fromBackup: {database: orders, source: volume, backup: newest}}\n",
+            "spec.bootstrap.fromBackup.backup",
+            "must be latest or a dump name"),
+        new Bad(
             "storage class not a name",
             OK + "  storageClassName: Fast_SSD\n",
             "spec.storageClassName",

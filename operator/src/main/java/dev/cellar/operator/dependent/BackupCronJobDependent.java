@@ -1,33 +1,25 @@
 package dev.cellar.operator.dependent;
 
-import static dev.cellar.operator.engine.EngineProfile.value;
-
 import dev.cellar.api.v1.Database;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
-import dev.cellar.operator.engine.EngineProfile;
 import dev.cellar.operator.status.StatusFactory;
-import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJobBuilder;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 
 /**
- * Scheduled dumps: the engine's dump of the primary, gzipped to {@code /backups/<name>-<UTC
- * timestamp>.sql.gz}, then only the newest {@code retention} dumps are kept.
+ * Scheduled dumps: the engine's dump of the primary, gzipped as {@code <name>-<UTC
+ * timestamp>.sql.gz} to the backups volume or a bucket, then only the newest {@code retention}
+ * dumps are kept and the new one is verified (see {@link BackupJobs}).
  */
 @KubernetesDependent(informer = @Informer(labelSelector = Keys.MANAGED_SELECTOR))
 public class BackupCronJobDependent extends OwnedChild<CronJob> {
-  static final String BACKUP_DIR = "/backups";
-
   public BackupCronJobDependent() {
     super(CronJob.class);
   }
@@ -76,15 +68,6 @@ public class BackupCronJobDependent extends OwnedChild<CronJob> {
    * pauses it.
    */
   CronJob desired(Database db, String image, boolean suspend) {
-    Topology topology = Topology.of(db);
-    EngineProfile profile = topology.profile();
-    List<EnvVar> env = new ArrayList<>();
-    env.add(value("DB_HOST", topology.primaryHost()));
-    env.add(value("RETENTION", String.valueOf(db.getSpec().getBackup().getRetention())));
-    env.add(value("DUMP_COMMAND", profile.dumpCommand()));
-    env.add(value("BACKUP_DIR", BACKUP_DIR));
-    env.add(value("BACKUP_NAME", db.getMetadata().getName()));
-    env.addAll(profile.dumpEnv(topology.credentialsSecret()));
     return new CronJobBuilder()
         .withMetadata(metadata(db, Keys.Component.BACKUP))
         .withNewSpec()
@@ -95,43 +78,9 @@ public class BackupCronJobDependent extends OwnedChild<CronJob> {
         .withFailedJobsHistoryLimit(3)
         .withNewJobTemplate()
         .withNewMetadata()
-        .withLabels(Keys.labels(db, Keys.Component.BACKUP))
+        .withLabels(BackupJobs.labels(db, Keys.TRIGGER_SCHEDULED))
         .endMetadata()
-        .withNewSpec()
-        .withBackoffLimit(2)
-        .withNewTemplate()
-        .withNewMetadata()
-        .withLabels(Keys.labels(db, Keys.Component.BACKUP))
-        .endMetadata()
-        .withNewSpec()
-        .withRestartPolicy("Never")
-        .withSecurityContext(PodSecurity.pod())
-        .withEnableServiceLinks(false)
-        .addNewContainer()
-        .withName(Topology.BACKUP_CONTAINER)
-        .withImage(image)
-        .withCommand("bash", "-c", EngineProfile.resource("backup.sh"))
-        .withEnv(env)
-        .withNewResources()
-        .addToRequests("cpu", new Quantity("100m"))
-        .addToRequests("memory", new Quantity("128Mi"))
-        .addToLimits("memory", new Quantity("512Mi"))
-        .endResources()
-        .withSecurityContext(PodSecurity.container())
-        .addNewVolumeMount()
-        .withName("backups")
-        .withMountPath(BACKUP_DIR)
-        .endVolumeMount()
-        .endContainer()
-        .addNewVolume()
-        .withName("backups")
-        .withNewPersistentVolumeClaim()
-        .withClaimName(topology.backupClaim())
-        .endPersistentVolumeClaim()
-        .endVolume()
-        .endSpec()
-        .endTemplate()
-        .endSpec()
+        .withSpec(BackupJobs.jobSpec(db, image, Keys.TRIGGER_SCHEDULED))
         .endJobTemplate()
         .endSpec()
         .build();

@@ -113,6 +113,7 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
             .endDownwardAPI()
             .endVolume();
     PodScheduling.apply(db, pod);
+    BootstrapRestore.apply(db, profile, version, image, pod);
     return new StatefulSetBuilder()
         .withMetadata(metadata(db, Keys.Component.DATABASE))
         .editMetadata()

@@ -50,6 +50,38 @@ public abstract class EngineProfile {
    */
   public abstract String dumpCommand();
 
+  /**
+   * A script for {@code bash -c} that restores the dump on its stdin into a throwaway server of
+   * this engine in a temporary directory, asks it a query and prints one line saying what answered
+   * (backup verification); it exits non-zero when the dump does not restore.
+   */
+  public abstract String verifyScript();
+
+  /**
+   * The backup Jobs' script for {@code bash -c}: the S3 functions, then backup.sh (see its header
+   * for the environment).
+   */
+  public static String backupScript() {
+    return resource("s3.sh") + "\n" + resource("backup.sh");
+  }
+
+  /**
+   * The script the image's first initialisation runs from /docker-entrypoint-initdb.d to restore a
+   * bootstrap's dump (cellar-dump.gz beside it).
+   */
+  public abstract String restoreScript();
+
+  /** A path that exists once the data directory of {@code version} is initialised. */
+  public abstract String initialisedPath(EngineVersion version);
+
+  /**
+   * The bootstrap's init container script for {@code bash -c}: the S3 functions, then
+   * restore-fetch.sh.
+   */
+  public static String restoreFetchScript() {
+    return resource("s3.sh") + "\n" + resource("restore-fetch.sh");
+  }
+
   /** Credentials the dump command needs, from the Secret named {@code secret}. */
   public abstract List<EnvVar> dumpEnv(String secret);
 

@@ -41,6 +41,25 @@ abstract class MySqlFamilyProfile extends EngineProfile {
   }
 
   @Override
+  public String verifyScript() {
+    return resource("lib.sh")
+        + "\n"
+        + resource(engine().value() + "/dialect.sh")
+        + "\n"
+        + resource("mysql-family/verify-dump.sh");
+  }
+
+  @Override
+  public String restoreScript() {
+    return resource("mysql-family/restore-dump.sh");
+  }
+
+  @Override
+  public String initialisedPath(EngineVersion version) {
+    return dataMountPath(version) + "/mysql";
+  }
+
+  @Override
   public String uriScheme() {
     return "mysql";
   }

@@ -81,6 +81,21 @@ public final class PostgresProfile extends EngineProfile {
   }
 
   @Override
+  public String verifyScript() {
+    return resource("lib.sh") + "\n" + resource("postgresql/verify-dump.sh");
+  }
+
+  @Override
+  public String restoreScript() {
+    return resource("postgresql/restore-dump.sh");
+  }
+
+  @Override
+  public String initialisedPath(EngineVersion version) {
+    return dataDirectory(version) + "/PG_VERSION";
+  }
+
+  @Override
   public String uriScheme() {
     return "postgresql";
   }

@@ -85,12 +85,14 @@ public final class Conditions {
     VOLUME_PENDING("VolumePending", Type.DEGRADED),
     POD_CREATION_FAILED("PodCreationFailed", Type.DEGRADED),
     CREDENTIALS_INCOMPLETE("CredentialsIncomplete", Type.DEGRADED),
+    RESTORE_FAILED("RestoreFailed", Type.DEGRADED),
     WRITE_LOOP("WriteLoop", Type.DEGRADED),
     // BackupReady (BackupFailed is also a Degraded reason)
     BACKUP_DISABLED("BackupDisabled", Type.BACKUP_READY),
     BACKUP_PENDING("BackupPending", Type.BACKUP_READY),
     BACKUP_FAILED("BackupFailed", Type.BACKUP_READY, Type.DEGRADED),
     BACKUP_SUCCEEDED("BackupSucceeded", Type.BACKUP_READY),
+    BACKUP_VERIFICATION_FAILED("BackupVerificationFailed", Type.BACKUP_READY, Type.DEGRADED),
     BACKUPS_PAUSED("BackupsPaused", Type.BACKUP_READY),
     SCHEDULED("Scheduled", Type.BACKUP_READY),
     // Events only

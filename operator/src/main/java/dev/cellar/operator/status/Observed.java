@@ -15,6 +15,8 @@ import java.util.Optional;
  * StatusFactory}.
  *
  * @param pods the Database's database pods
+ * @param lastBackupJob the newest backup Job that has ended
+ * @param backupJobs every backup Job, with the results recorded on those that ended
  * @param storage what the storage resize is doing
  * @param error a reconcile error to report, if the reconcile failed
  * @param credentials what is wrong with the credentials Secret the pods read, if anything
@@ -28,6 +30,7 @@ public record Observed(
     List<Pod> pods,
     Optional<CronJob> backupCronJob,
     Optional<Job> lastBackupJob,
+    List<Job> backupJobs,
     VersionDecision versionDecision,
     StorageResize.Outcome storage,
     Optional<Failure> error,

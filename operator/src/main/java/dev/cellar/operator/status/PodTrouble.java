@@ -1,5 +1,6 @@
 package dev.cellar.operator.status;
 
+import dev.cellar.operator.dependent.BootstrapRestore;
 import dev.cellar.operator.status.Conditions.Reason;
 import io.fabric8.kubernetes.api.model.ContainerStateTerminated;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
@@ -128,6 +129,30 @@ public record PodTrouble(Reason reason, String pod, String message, Instant sinc
                   + ")",
               since(pod),
               CONFIG_GRACE));
+    }
+    if ("CrashLoopBackOff".equals(waiting)
+        && BootstrapRestore.CONTAINER.equals(container.getName())) {
+      // The bootstrap's restore: its termination message names the cause (no such dump, refused
+      // keys); the kubelet retries it, so fixing the cause is enough.
+      String why =
+          Optional.ofNullable(container.getLastState())
+              .map(s -> s.getTerminated())
+              .map(t -> t.getMessage())
+              .filter(m -> !m.isBlank())
+              .map(PodTrouble::clip)
+              .orElse("see kubectl logs " + pod_ + " -c " + BootstrapRestore.CONTAINER);
+      return Optional.of(
+          new PodTrouble(
+              Reason.RESTORE_FAILED,
+              pod_,
+              "restoring spec.bootstrap.fromBackup into "
+                  + pod_
+                  + " failed: "
+                  + why
+                  + ". It is retried: fix the cause (the dump's name, the bucket, the credentials"
+                  + " Secret)",
+              since(pod),
+              Duration.ZERO));
     }
     if ("CrashLoopBackOff".equals(waiting)) {
       Optional<ContainerStateTerminated> last =

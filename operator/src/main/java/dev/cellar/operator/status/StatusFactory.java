@@ -1,11 +1,13 @@
 package dev.cellar.operator.status;
 
+import dev.cellar.api.v1.BackupRecord;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseStatus;
 import dev.cellar.api.v1.InstanceStatus;
 import dev.cellar.api.v1.Phase;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
+import dev.cellar.operator.backup.BackupResults;
 import dev.cellar.operator.engine.VersionDecision;
 import dev.cellar.operator.status.Conditions.Reason;
 import dev.cellar.operator.status.Conditions.Type;
@@ -143,6 +145,11 @@ public final class StatusFactory {
             .filter(j -> jobCondition(j, "Complete"))
             .map(j -> j.getStatus().getCompletionTime())
             .orElse(f.previous().getLastBackupTime()));
+    status.setLastBackup(
+        newestRecord(observed.backupJobs(), r -> true).orElse(f.previous().getLastBackup()));
+    status.setLastVerifiedBackup(
+        newestRecord(observed.backupJobs(), BackupResults.Result::isVerified)
+            .orElse(f.previous().getLastVerifiedBackup()));
     status.setPendingAction(f.storage().pendingAction());
     return status;
   }
@@ -319,8 +326,9 @@ public final class StatusFactory {
               + "; see kubectl describe pod -l app.kubernetes.io/instance="
               + f.db().getMetadata().getName());
     }
-    if (backup.reason() == Reason.BACKUP_FAILED) {
-      return new Verdict(true, Reason.BACKUP_FAILED, backup.message());
+    if (backup.reason() == Reason.BACKUP_FAILED
+        || backup.reason() == Reason.BACKUP_VERIFICATION_FAILED) {
+      return new Verdict(true, backup.reason(), backup.message());
     }
     return new Verdict(false, Reason.AS_EXPECTED, "nothing needs attention");
   }
@@ -375,6 +383,40 @@ public final class StatusFactory {
     }
     String schedule = db.getSpec().getBackup().getSchedule();
     Optional<Job> last = f.observed().lastBackupJob();
+    Optional<BackupResults.Result> result = last.flatMap(BackupResults::of);
+    if (last.isPresent() && result.isPresent() && !result.get().succeeded()) {
+      // What backup.sh said: the stage, the dump and why, in one line.
+      BackupResults.Result r = result.get();
+      String name = last.get().getMetadata().getName();
+      boolean verification = "verify".equals(r.stage());
+      return new Verdict(
+          false,
+          verification ? Reason.BACKUP_VERIFICATION_FAILED : Reason.BACKUP_FAILED,
+          (verification ? "verification of " : "backup ")
+              + (r.name() == null || r.name().isEmpty() ? "" : r.name() + " ")
+              + "failed"
+              + (r.stage() == null || verification ? "" : " at " + r.stage())
+              + ": "
+              + r.message()
+              + " (job "
+              + name
+              + "; kubectl logs job/"
+              + name
+              + ")");
+    }
+    if (last.isPresent() && result.isPresent() && result.get().name() != null) {
+      BackupResults.Result r = result.get();
+      return new Verdict(
+          true,
+          Reason.BACKUP_SUCCEEDED,
+          "last backup "
+              + r.name()
+              + " ("
+              + r.sizeBytes()
+              + " bytes) is at "
+              + r.location()
+              + (r.isVerified() ? "; verified: " + r.verification() : "; not verified"));
+    }
     if (last.isPresent() && jobCondition(last.get(), "Failed")) {
       String name = last.get().getMetadata().getName();
       return new Verdict(
@@ -410,7 +452,8 @@ public final class StatusFactory {
           Reason.CREDENTIALS_INCOMPLETE,
           Reason.POD_CREATION_FAILED,
           Reason.VOLUME_PENDING,
-          Reason.OOM_KILLED);
+          Reason.OOM_KILLED,
+          Reason.RESTORE_FAILED);
 
   private static Phase phase(
       DatabaseStatus status,
@@ -460,6 +503,37 @@ public final class StatusFactory {
         && pod.getStatus().getConditions() != null
         && pod.getStatus().getConditions().stream()
             .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+  }
+
+  /**
+   * The newest successful backup whose result passes {@code which}, by completion, as status
+   * records it; empty when no Job that still exists reported one.
+   */
+  static Optional<BackupRecord> newestRecord(
+      List<Job> jobs, java.util.function.Predicate<BackupResults.Result> which) {
+    return jobs.stream()
+        .flatMap(
+            j ->
+                BackupResults.of(j)
+                    .filter(BackupResults.Result::succeeded)
+                    .filter(r -> r.name() != null)
+                    .filter(which)
+                    .map(r -> record(j, r))
+                    .stream())
+        .max(
+            Comparator.comparing(
+                (BackupRecord b) -> Optional.ofNullable(b.getCompletionTime()).orElse("")));
+  }
+
+  private static BackupRecord record(Job job, BackupResults.Result r) {
+    return new BackupRecord(
+        r.name(),
+        r.location(),
+        r.startTime(),
+        r.completionTime(),
+        r.sizeBytes(),
+        BackupResults.trigger(job),
+        job.getMetadata().getName());
   }
 
   /** A Job that has ended, well or not. */

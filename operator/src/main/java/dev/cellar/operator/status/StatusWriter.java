@@ -3,6 +3,7 @@ package dev.cellar.operator.status;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseStatus;
 import dev.cellar.operator.Topology;
+import dev.cellar.operator.backup.BackupResults;
 import dev.cellar.operator.storage.StoragePlan;
 import dev.cellar.operator.storage.StorageResize;
 import io.fabric8.kubernetes.api.model.Event;
@@ -97,6 +98,7 @@ public final class StatusWriter {
     Topology topology = Topology.of(db);
     Optional<StatefulSet> sts = context.getSecondaryResource(StatefulSet.class);
     List<Pod> pods = List.copyOf(context.getSecondaryResources(Pod.class));
+    List<Job> jobs = BackupResults.observedJobs(context);
     return new Observed(
         sts,
         pods,
@@ -104,10 +106,11 @@ public final class StatusWriter {
         // The newest finished backup Job: a run in progress changes nothing in the status, so a
         // backup costs one status write (when it ends), not one when it starts and one when it
         // ends.
-        context.getSecondaryResources(Job.class).stream()
+        jobs.stream()
             .filter(j -> j.getMetadata().getCreationTimestamp() != null)
             .filter(StatusFactory::finished)
             .max(Comparator.comparing(j -> j.getMetadata().getCreationTimestamp())),
+        jobs,
         topology.versionDecision(sts),
         storage,
         error,

@@ -6,6 +6,7 @@ import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.DeletionPolicy;
 import dev.cellar.api.v1.Engine;
+import dev.cellar.api.v1.ObjectStoreSpec;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.engine.VersionDecision;
@@ -209,16 +210,42 @@ class DesiredStateTest {
             })
         .anySatisfy(e -> assertThat(e.getValue()).isEqualTo("orders-db.shop.svc.cluster.local"));
     assertThat(
-            cron.getSpec()
-                .getJobTemplate()
-                .getSpec()
-                .getTemplate()
-                .getSpec()
-                .getVolumes()
-                .get(0)
+            cron.getSpec().getJobTemplate().getSpec().getTemplate().getSpec().getVolumes().stream()
+                .filter(v -> v.getName().equals("backups"))
+                .findFirst()
+                .orElseThrow()
                 .getPersistentVolumeClaim()
                 .getClaimName())
         .isEqualTo("orders-db-backups");
+    assertThat(c.getEnv()).anySatisfy(e -> assertThat(e.getName()).isEqualTo("VERIFY_SCRIPT"));
+  }
+
+  @Test
+  void backupsToABucketReadTheKeysFromTheSecretOnlyAndMountNoVolume() {
+    Database db = db(Engine.POSTGRESQL, "16");
+    db.getSpec()
+        .getBackup()
+        .setObjectStore(
+            new ObjectStoreSpec("https://s3.example", "dumps", "prod", "eu-west-1", "s3-keys"));
+    db.getSpec().getBackup().setVerify(false);
+    CronJob cron = new BackupCronJobDependent().desired(db, "postgres:16", false);
+    PodSpec pod = cron.getSpec().getJobTemplate().getSpec().getTemplate().getSpec();
+    Container c = pod.getContainers().get(0);
+    assertThat(c.getEnv())
+        .anySatisfy(e -> assertThat(e.getName() + "=" + e.getValue()).isEqualTo("S3_BUCKET=dumps"))
+        .anySatisfy(e -> assertThat(e.getName() + "=" + e.getValue()).isEqualTo("S3_PREFIX=prod"))
+        .anySatisfy(
+            e -> {
+              assertThat(e.getName()).isEqualTo("AWS_SECRET_ACCESS_KEY");
+              assertThat(e.getValue()).isNull();
+              assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("s3-keys");
+              assertThat(e.getValueFrom().getSecretKeyRef().getKey())
+                  .isEqualTo("AWS_SECRET_ACCESS_KEY");
+            })
+        .noneSatisfy(e -> assertThat(e.getName()).isIn("VERIFY_SCRIPT", "BACKUP_DIR"));
+    assertThat(pod.getVolumes()).extracting(v -> v.getName()).containsExactly("scratch");
+    assertThat(cron.getSpec().getJobTemplate().getMetadata().getLabels())
+        .containsEntry("cellar.dev/backup-trigger", "scheduled");
   }
 
   @Test

@@ -93,6 +93,7 @@ class StatusFactoryTest {
         pods,
         cron,
         job,
+        job.stream().toList(),
         Topology.of(db).versionDecision(sts),
         StorageResize.Outcome.NONE,
         Optional.empty(),

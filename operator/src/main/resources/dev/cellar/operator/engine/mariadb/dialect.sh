@@ -89,3 +89,11 @@ cellar_gtid_count() {
 }
 
 cellar_sql_read_only() { printf '%s\n' 'SET GLOBAL read_only = 1;'; }
+
+# Throwaway servers (backup verification): how to make an empty data directory with root on the
+# socket and no password, and the extra options such a server needs.
+cellar_initialize_scratch_datadir() {
+  mariadb-install-db --no-defaults --datadir="$1" --auth-root-authentication-method=normal \
+    --skip-test-db
+}
+CELLAR_SCRATCH_SERVER_OPTIONS=()

@@ -113,3 +113,11 @@ cellar_gtid_count() {
 }
 
 cellar_sql_read_only() { printf '%s\n' 'SET GLOBAL super_read_only = 1;'; }
+
+# Throwaway servers (backup verification): how to make an empty data directory with root on the
+# socket and no password, and the extra options such a server needs (no X plugin socket in the
+# image's run directory, no secure_file_priv directory).
+cellar_initialize_scratch_datadir() {
+  mysqld --no-defaults --initialize-insecure --datadir="$1"
+}
+CELLAR_SCRATCH_SERVER_OPTIONS=(--mysqlx=OFF --secure-file-priv=NULL)

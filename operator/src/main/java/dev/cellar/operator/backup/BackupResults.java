@@ -1,0 +1,331 @@
+package dev.cellar.operator.backup;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.cellar.api.v1.Database;
+import dev.cellar.operator.Keys;
+import dev.cellar.operator.Topology;
+import dev.cellar.operator.dependent.BackupJobs;
+import io.fabric8.kubernetes.api.model.ContainerStateTerminated;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.JobSpec;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Backup Jobs from the operator's side: the result each one reported (its container's termination
+ * message, one line of JSON from backup.sh), recorded on the Job once it ends so that the status
+ * can be computed from the Jobs alone; and on-demand backups, one Job per value of the {@code
+ * cellar.dev/backup-now} annotation, which is removed once that Job has ended.
+ */
+public final class BackupResults {
+  private static final Logger log = LoggerFactory.getLogger(BackupResults.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Where the reconcile leaves the Jobs whose results it just recorded, for the status. */
+  public static final String CONTEXT_KEY = "cellar.backup.recorded-jobs";
+
+  /** The longest message kept from a pod (termination messages are at most 4096 bytes). */
+  static final int MAX_MESSAGE = 1024;
+
+  private BackupResults() {}
+
+  /** What a backup Job reported: backup.sh's result line. */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record Result(
+      String result,
+      String stage,
+      String name,
+      String location,
+      Long sizeBytes,
+      String startTime,
+      String completionTime,
+      Boolean verified,
+      String verification,
+      String message) {
+
+    public boolean succeeded() {
+      return "succeeded".equals(result);
+    }
+
+    public boolean isVerified() {
+      return Boolean.TRUE.equals(verified);
+    }
+
+    static Result failed(String message) {
+      return new Result("failed", null, null, null, null, null, null, null, null, message);
+    }
+
+    String toJson() {
+      try {
+        return JSON.writeValueAsString(this);
+      } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+
+    /** The result line a container wrote; anything else is a failure that quotes it. */
+    static Result parse(String line) {
+      String text = line == null ? "" : line.strip();
+      try {
+        Result r = JSON.readValue(text, Result.class);
+        if (r.result() != null) {
+          return r;
+        }
+      } catch (java.io.IOException | IllegalArgumentException e) {
+        // not backup.sh's line: quoted below
+      }
+      return failed("the backup container reported: " + abbreviate(text));
+    }
+  }
+
+  /** The result recorded on a Job, if it has ended and been read. */
+  public static Optional<Result> of(Job job) {
+    return Optional.ofNullable(job.getMetadata().getAnnotations())
+        .map(a -> a.get(Keys.BACKUP_RESULT_ANNOTATION))
+        .map(Result::parse);
+  }
+
+  /** The trigger of a Job: scheduled or on-demand. */
+  public static String trigger(Job job) {
+    return Optional.ofNullable(job.getMetadata().getLabels())
+        .map(l -> l.get(Keys.BACKUP_TRIGGER_LABEL))
+        .orElse(Keys.TRIGGER_SCHEDULED);
+  }
+
+  /** A Job that has ended, well or not. */
+  public static boolean finished(Job job) {
+    return condition(job, "Complete") || condition(job, "Failed");
+  }
+
+  public static boolean condition(Job job, String type) {
+    return job.getStatus() != null
+        && job.getStatus().getConditions() != null
+        && job.getStatus().getConditions().stream()
+            .anyMatch(c -> type.equals(c.getType()) && "True".equals(c.getStatus()));
+  }
+
+  /**
+   * The reconcile step: records the result of every backup Job that ended and has none yet (one pod
+   * read and one Job patch per Job, once), and runs an on-demand backup if one is asked for. The
+   * recorded Jobs are left in the context for the status.
+   */
+  public static void reconcile(Database db, Context<Database> context) {
+    KubernetesClient client = context.getClient();
+    List<Job> jobs = List.copyOf(context.getSecondaryResources(Job.class));
+    Map<String, Job> recorded = new HashMap<>();
+    for (Job job : jobs) {
+      if (finished(job) && of(job).isEmpty()) {
+        record(client, job).ifPresent(j -> recorded.put(j.getMetadata().getName(), j));
+      }
+    }
+    context.managedWorkflowAndDependentResourceContext().put(CONTEXT_KEY, recorded);
+    onDemand(db, context, client, jobs, recorded);
+  }
+
+  /** The backup Jobs as the status should see them: the informer's, with fresh results. */
+  public static List<Job> observedJobs(Context<Database> context) {
+    @SuppressWarnings("unchecked")
+    Map<String, Job> recorded =
+        context
+            .managedWorkflowAndDependentResourceContext()
+            .get(CONTEXT_KEY, Map.class)
+            .orElse(Map.of());
+    List<Job> jobs = new ArrayList<>();
+    for (Job job : context.getSecondaryResources(Job.class)) {
+      jobs.add(recorded.getOrDefault(job.getMetadata().getName(), job));
+    }
+    return jobs;
+  }
+
+  private static Optional<Job> record(KubernetesClient client, Job job) {
+    String ns = job.getMetadata().getNamespace();
+    String name = job.getMetadata().getName();
+    Result result;
+    try {
+      result =
+          fromPods(
+              client.pods().inNamespace(ns).withLabel(Keys.JOB_NAME, name).list().getItems(), job);
+      Map<String, Object> patch =
+          Map.of(
+              "metadata",
+              Map.of("annotations", Map.of(Keys.BACKUP_RESULT_ANNOTATION, result.toJson())));
+      Job patched =
+          client
+              .batch()
+              .v1()
+              .jobs()
+              .inNamespace(ns)
+              .withName(name)
+              .patch(PatchContext.of(PatchType.JSON_MERGE), JSON.writeValueAsString(patch));
+      log.info(
+          "backup job {}/{} ended: {} {}",
+          ns,
+          name,
+          result.result(),
+          result.succeeded() ? result.location() : result.message());
+      return Optional.ofNullable(patched);
+    } catch (KubernetesClientException | com.fasterxml.jackson.core.JsonProcessingException e) {
+      // Read again at the next reconcile; the status meanwhile knows only that the Job ended.
+      log.debug("could not record the result of backup job {}/{}: {}", ns, name, e.toString());
+      return Optional.empty();
+    }
+  }
+
+  /** The result the newest pod of an ended Job reported, or why there is none. */
+  static Result fromPods(List<Pod> pods, Job job) {
+    Optional<ContainerStateTerminated> terminated =
+        pods.stream()
+            .filter(p -> p.getMetadata().getCreationTimestamp() != null)
+            .sorted(
+                Comparator.comparing((Pod p) -> p.getMetadata().getCreationTimestamp()).reversed())
+            .flatMap(
+                p ->
+                    Optional.ofNullable(p.getStatus())
+                        .map(s -> s.getContainerStatuses())
+                        .orElse(List.of())
+                        .stream())
+            .filter(c -> Topology.BACKUP_CONTAINER.equals(c.getName()))
+            .map(ContainerStatus::getState)
+            .filter(s -> s != null && s.getTerminated() != null)
+            .map(s -> s.getTerminated())
+            .findFirst();
+    if (terminated.isPresent()
+        && terminated.get().getMessage() != null
+        && !terminated.get().getMessage().isBlank()) {
+      return Result.parse(terminated.get().getMessage());
+    }
+    boolean complete = condition(job, "Complete");
+    if (complete) {
+      return new Result("succeeded", null, null, null, null, null, null, null, null, null);
+    }
+    String why =
+        terminated
+            .map(
+                t ->
+                    "the backup container ended with exit code "
+                        + t.getExitCode()
+                        + (t.getReason() == null ? "" : " (" + t.getReason() + ")")
+                        + " without a result")
+            .orElseGet(
+                () ->
+                    Optional.ofNullable(job.getStatus().getConditions()).orElse(List.of()).stream()
+                        .filter(c -> "Failed".equals(c.getType()))
+                        .map(c -> "the Job failed: " + c.getReason() + ": " + c.getMessage())
+                        .findFirst()
+                        .orElse("the Job failed"));
+    return Result.failed(why);
+  }
+
+  private static void onDemand(
+      Database db,
+      Context<Database> context,
+      KubernetesClient client,
+      List<Job> jobs,
+      Map<String, Job> recorded) {
+    String token =
+        Optional.ofNullable(db.getMetadata().getAnnotations())
+            .map(a -> a.get(Keys.BACKUP_NOW_ANNOTATION))
+            .orElse(null);
+    if (token == null
+        || !Boolean.TRUE.equals(db.getSpec().getBackupEnabled())
+        || Boolean.TRUE.equals(db.getSpec().getHibernated())) {
+      return;
+    }
+    Optional<CronJob> cron = context.getSecondaryResource(CronJob.class);
+    if (cron.isEmpty()) {
+      return;
+    }
+    Topology topology = Topology.of(db);
+    String jobName = topology.onDemandBackupJob(token);
+    Optional<Job> existing =
+        jobs.stream().filter(j -> j.getMetadata().getName().equals(jobName)).findFirst();
+    if (existing.isEmpty()) {
+      createOnDemand(db, cron.get(), jobName, token, client);
+      return;
+    }
+    Job job = recorded.getOrDefault(jobName, existing.get());
+    if (finished(job) && of(job).isPresent()) {
+      // Done: the request is removed, unless it was replaced by a new one meanwhile.
+      String path = "/metadata/annotations/" + Keys.BACKUP_NOW_ANNOTATION.replace("/", "~1");
+      List<Map<String, Object>> ops =
+          List.of(
+              Map.of("op", "test", "path", path, "value", token),
+              Map.of("op", "remove", "path", path));
+      try {
+        client
+            .resources(Database.class)
+            .inNamespace(db.getMetadata().getNamespace())
+            .withName(db.getMetadata().getName())
+            .patch(PatchContext.of(PatchType.JSON), JSON.writeValueAsString(ops));
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 422 && e.getCode() != 404) {
+          throw e;
+        }
+      } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+  }
+
+  private static void createOnDemand(
+      Database db, CronJob cron, String jobName, String token, KubernetesClient client) {
+    // A copy: the CronJob is the informer's.
+    JobSpec spec = JSON.convertValue(cron.getSpec().getJobTemplate().getSpec(), JobSpec.class);
+    spec.getTemplate().getMetadata().setLabels(BackupJobs.labels(db, Keys.TRIGGER_ON_DEMAND));
+    Job job =
+        new JobBuilder()
+            .withNewMetadata()
+            .withName(jobName)
+            .withNamespace(db.getMetadata().getNamespace())
+            .withLabels(BackupJobs.labels(db, Keys.TRIGGER_ON_DEMAND))
+            .addToAnnotations(Keys.BACKUP_NOW_ANNOTATION, token)
+            .withOwnerReferences(
+                new OwnerReferenceBuilder()
+                    .withApiVersion(db.getApiVersion())
+                    .withKind(db.getKind())
+                    .withName(db.getMetadata().getName())
+                    .withUid(db.getMetadata().getUid())
+                    .withController(true)
+                    .withBlockOwnerDeletion(true)
+                    .build())
+            .endMetadata()
+            .withSpec(spec)
+            .build();
+    try {
+      client.resource(job).create();
+      log.info(
+          "on-demand backup of {}/{}: job {} created",
+          db.getMetadata().getNamespace(),
+          db.getMetadata().getName(),
+          jobName);
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 409) {
+        throw e;
+      }
+    }
+  }
+
+  static String abbreviate(String text) {
+    String one = text.replaceAll("\\s+", " ").strip();
+    return one.length() <= MAX_MESSAGE ? one : one.substring(0, MAX_MESSAGE) + "...";
+  }
+}

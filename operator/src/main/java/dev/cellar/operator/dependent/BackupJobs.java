@@ -1,0 +1,134 @@
+package dev.cellar.operator.dependent;
+
+import static dev.cellar.operator.engine.EngineProfile.value;
+
+import dev.cellar.api.v1.BackupSpec;
+import dev.cellar.api.v1.Database;
+import dev.cellar.api.v1.ObjectStoreSpec;
+import dev.cellar.operator.Keys;
+import dev.cellar.operator.Topology;
+import dev.cellar.operator.engine.EngineProfile;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.PodSpecBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.batch.v1.JobSpec;
+import io.fabric8.kubernetes.api.model.batch.v1.JobSpecBuilder;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The backup Jobs' spec, shared by the CronJob (scheduled) and on-demand Jobs: backup.sh with the
+ * engine's dump command, the target (the backups volume, or a bucket whose keys come from a Secret
+ * reference) and, unless spec.backup.verify is false, the engine's verify script. The container
+ * writes its result to its termination message.
+ */
+public final class BackupJobs {
+  static final String BACKUP_DIR = "/backups";
+
+  /** Scratch space for the verification's throwaway server: as large as the database. */
+  static final String SCRATCH_DIR = "/var/tmp/cellar";
+
+  private BackupJobs() {}
+
+  /** The labels of a backup Job and its pod. */
+  public static Map<String, String> labels(Database db, String trigger) {
+    Map<String, String> labels = new LinkedHashMap<>(Keys.labels(db, Keys.Component.BACKUP));
+    labels.put(Keys.BACKUP_TRIGGER_LABEL, trigger);
+    return labels;
+  }
+
+  /** The Job spec of {@code db}'s backups, run with the client tools of {@code image}. */
+  public static JobSpec jobSpec(Database db, String image, String trigger) {
+    Topology topology = Topology.of(db);
+    EngineProfile profile = topology.profile();
+    BackupSpec backup = db.getSpec().getBackup();
+    Optional<ObjectStoreSpec> store = Optional.ofNullable(backup.getObjectStore());
+    boolean verify = !Boolean.FALSE.equals(backup.getVerify());
+    List<EnvVar> env = new ArrayList<>();
+    env.add(value("DB_HOST", topology.primaryHost()));
+    env.add(value("RETENTION", String.valueOf(backup.getRetention())));
+    env.add(value("DUMP_COMMAND", profile.dumpCommand()));
+    env.add(value("BACKUP_NAME", db.getMetadata().getName()));
+    if (store.isPresent()) {
+      ObjectStoreSpec s = store.get();
+      env.add(value("S3_ENDPOINT", s.getEndpoint()));
+      env.add(value("S3_BUCKET", s.getBucket()));
+      env.add(value("S3_PREFIX", Optional.ofNullable(s.getPrefix()).orElse("")));
+      env.add(value("S3_REGION", Optional.ofNullable(s.getRegion()).orElse("us-east-1")));
+      env.add(
+          EngineProfile.fromSecret(
+              ObjectStoreSpec.ACCESS_KEY_ID,
+              s.getCredentialsSecret(),
+              ObjectStoreSpec.ACCESS_KEY_ID,
+              false));
+      env.add(
+          EngineProfile.fromSecret(
+              ObjectStoreSpec.SECRET_ACCESS_KEY,
+              s.getCredentialsSecret(),
+              ObjectStoreSpec.SECRET_ACCESS_KEY,
+              false));
+    } else {
+      env.add(value("BACKUP_DIR", BACKUP_DIR));
+      env.add(value("BACKUP_CLAIM", topology.backupClaim()));
+    }
+    env.add(value("CELLAR_SCRATCH", SCRATCH_DIR));
+    if (verify) {
+      env.add(value("VERIFY_SCRIPT", profile.verifyScript()));
+    }
+    env.addAll(profile.dumpEnv(topology.credentialsSecret()));
+
+    PodSpecBuilder pod =
+        new PodSpecBuilder()
+            .withRestartPolicy("Never")
+            .withSecurityContext(PodSecurity.pod())
+            .withEnableServiceLinks(false)
+            .addNewContainer()
+            .withName(Topology.BACKUP_CONTAINER)
+            .withImage(image)
+            .withCommand("bash", "-c", EngineProfile.backupScript())
+            .withEnv(env)
+            .withNewResources()
+            .addToRequests("cpu", new Quantity("100m"))
+            .addToRequests("memory", new Quantity("128Mi"))
+            // The verification runs a server of the engine next to the dump.
+            .addToLimits("memory", new Quantity(verify ? "1Gi" : "512Mi"))
+            .endResources()
+            .withSecurityContext(PodSecurity.container())
+            .addNewVolumeMount()
+            .withName("scratch")
+            .withMountPath(SCRATCH_DIR)
+            .endVolumeMount()
+            .endContainer()
+            .addNewVolume()
+            .withName("scratch")
+            .withNewEmptyDir()
+            .endEmptyDir()
+            .endVolume();
+    if (store.isEmpty()) {
+      pod.editFirstContainer()
+          .addNewVolumeMount()
+          .withName("backups")
+          .withMountPath(BACKUP_DIR)
+          .endVolumeMount()
+          .endContainer()
+          .addNewVolume()
+          .withName("backups")
+          .withNewPersistentVolumeClaim()
+          .withClaimName(topology.backupClaim())
+          .endPersistentVolumeClaim()
+          .endVolume();
+    }
+    return new JobSpecBuilder()
+        .withBackoffLimit(2)
+        .withNewTemplate()
+        .withNewMetadata()
+        .withLabels(labels(db, trigger))
+        .endMetadata()
+        .withSpec(pod.build())
+        .endTemplate()
+        .build();
+  }
+}

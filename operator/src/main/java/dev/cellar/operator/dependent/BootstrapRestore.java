@@ -1,0 +1,147 @@
+package dev.cellar.operator.dependent;
+
+import static dev.cellar.operator.engine.EngineProfile.value;
+
+import dev.cellar.api.v1.Database;
+import dev.cellar.api.v1.FromBackupSpec;
+import dev.cellar.api.v1.ObjectStoreSpec;
+import dev.cellar.operator.Topology;
+import dev.cellar.operator.engine.EngineProfile;
+import dev.cellar.operator.engine.EngineVersion;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.PodSpecBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * spec.bootstrap.fromBackup in the database pods: an init container {@value #CONTAINER} that, on
+ * pod 0 of a Database whose data is not initialised, fetches the dump (from a bucket, or from the
+ * source Database's backups volume mounted read-only) and puts it with the engine's restore script
+ * where the database container sees /docker-entrypoint-initdb.d. The image's first initialisation
+ * restores it before the server accepts clients, so the pod is ready only after the restore. A
+ * missing dump or refused credentials fail the init container with one line in its termination
+ * message (PodTrouble reports it); the kubelet retries it.
+ */
+public final class BootstrapRestore {
+  /** The init container's name. */
+  public static final String CONTAINER = "restore";
+
+  static final String RESTORE_VOLUME = "cellar-restore";
+  static final String RESTORE_DIR = "/cellar-restore";
+  static final String INITDB_DIR = "/docker-entrypoint-initdb.d";
+  static final String SOURCE_VOLUME = "cellar-restore-source";
+  static final String SOURCE_DIR = "/cellar-restore-source";
+  static final String PENDING = ".cellar-restore-pending";
+
+  private BootstrapRestore() {}
+
+  /** Adds the restore to {@code pod} (whose first container is the database) when asked for. */
+  static void apply(
+      Database db, EngineProfile profile, EngineVersion version, String image, PodSpecBuilder pod) {
+    Optional<FromBackupSpec> from =
+        Optional.ofNullable(db.getSpec().getBootstrap()).map(b -> b.getFromBackup());
+    if (from.isEmpty()) {
+      return;
+    }
+    FromBackupSpec f = from.get();
+    Topology topology = Topology.of(db);
+    String dataDir = profile.dataMountPath(version);
+    List<EnvVar> env = new ArrayList<>(profile.env(topology.credentialsSecret(), version));
+    env.add(
+        new EnvVarBuilder()
+            .withName("POD_NAME")
+            .withNewValueFrom()
+            .withNewFieldRef()
+            .withApiVersion("v1")
+            .withFieldPath("metadata.name")
+            .endFieldRef()
+            .endValueFrom()
+            .build());
+    env.add(value("BACKUP_NAME", f.getDatabase()));
+    env.add(value("RESTORE_BACKUP", Optional.ofNullable(f.getBackup()).orElse("latest")));
+    env.add(value("DATA_DIR", dataDir));
+    env.add(value("INITIALISED_PATH", profile.initialisedPath(version)));
+    env.add(value("RESTORE_DIR", RESTORE_DIR));
+    env.add(value("RESTORE_SCRIPT", profile.restoreScript()));
+    ContainerBuilder init =
+        new ContainerBuilder()
+            .withName(CONTAINER)
+            .withImage(image)
+            .withCommand("bash", "-c", EngineProfile.restoreFetchScript())
+            .withSecurityContext(PodSecurity.container())
+            .withNewResources()
+            .addToRequests("cpu", new Quantity("100m"))
+            .addToRequests("memory", new Quantity("64Mi"))
+            .addToLimits("memory", new Quantity("256Mi"))
+            .endResources()
+            .addNewVolumeMount()
+            .withName(Topology.DATA_VOLUME)
+            .withMountPath(dataDir)
+            .endVolumeMount()
+            .addNewVolumeMount()
+            .withName(RESTORE_VOLUME)
+            .withMountPath(RESTORE_DIR)
+            .endVolumeMount();
+    boolean fromStore = f.getSource() != FromBackupSpec.BackupSource.VOLUME;
+    if (fromStore && f.getObjectStore() != null) {
+      ObjectStoreSpec s = f.getObjectStore();
+      env.add(value("S3_ENDPOINT", s.getEndpoint()));
+      env.add(value("S3_BUCKET", s.getBucket()));
+      env.add(value("S3_PREFIX", Optional.ofNullable(s.getPrefix()).orElse("")));
+      env.add(value("S3_REGION", Optional.ofNullable(s.getRegion()).orElse("us-east-1")));
+      env.add(
+          EngineProfile.fromSecret(
+              ObjectStoreSpec.ACCESS_KEY_ID,
+              s.getCredentialsSecret(),
+              ObjectStoreSpec.ACCESS_KEY_ID,
+              false));
+      env.add(
+          EngineProfile.fromSecret(
+              ObjectStoreSpec.SECRET_ACCESS_KEY,
+              s.getCredentialsSecret(),
+              ObjectStoreSpec.SECRET_ACCESS_KEY,
+              false));
+    } else {
+      String claim = Topology.of(sourceOf(db, f)).backupClaim();
+      env.add(value("SOURCE_DIR", SOURCE_DIR));
+      env.add(value("SOURCE_CLAIM", claim));
+      init.addNewVolumeMount()
+          .withName(SOURCE_VOLUME)
+          .withMountPath(SOURCE_DIR)
+          .withReadOnly(true)
+          .endVolumeMount();
+      pod.addNewVolume()
+          .withName(SOURCE_VOLUME)
+          .withNewPersistentVolumeClaim()
+          .withClaimName(claim)
+          .withReadOnly(true)
+          .endPersistentVolumeClaim()
+          .endVolume();
+    }
+    pod.addToInitContainers(init.withEnv(env).build());
+    pod.addNewVolume().withName(RESTORE_VOLUME).withNewEmptyDir().endEmptyDir().endVolume();
+    pod.editFirstContainer()
+        .addToVolumeMounts(
+            new VolumeMountBuilder()
+                .withName(RESTORE_VOLUME)
+                .withMountPath(INITDB_DIR)
+                .withReadOnly(true)
+                .build())
+        .addToEnv(value("CELLAR_RESTORE_PENDING", dataDir + "/" + PENDING))
+        .endContainer();
+  }
+
+  /** The source Database, as far as its name goes (same namespace). */
+  private static Database sourceOf(Database db, FromBackupSpec f) {
+    Database source = new Database();
+    source.getMetadata().setName(f.getDatabase());
+    source.getMetadata().setNamespace(db.getMetadata().getNamespace());
+    source.setSpec(db.getSpec());
+    return source;
+  }
+}

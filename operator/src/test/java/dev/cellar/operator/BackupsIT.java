@@ -1,0 +1,195 @@
+package dev.cellar.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.cellar.api.v1.BackupRecord;
+import dev.cellar.api.v1.Database;
+import dev.cellar.api.v1.DatabaseSpec;
+import dev.cellar.api.v1.Engine;
+import dev.cellar.api.v1.ObjectStoreSpec;
+import dev.cellar.api.v1.Phase;
+import dev.cellar.operator.status.Conditions.Reason;
+import dev.cellar.operator.status.Conditions.Type;
+import dev.cellar.testkit.LocalCluster;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.javaoperatorsdk.operator.junit.LocallyRunOperatorExtension;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Backups as objects on the local cluster (kwok runs the Jobs' pods, which end without a
+ * termination message): the bucket's keys only as Secret references, on-demand Jobs from the
+ * annotation, and BackupReady, lastBackup and lastVerifiedBackup from the results recorded on the
+ * Jobs.
+ */
+class BackupsIT extends ReconcilerTestBase {
+  static final KubernetesClient client = LocalCluster.get().newClient();
+
+  @RegisterExtension static LocallyRunOperatorExtension operator = operatorOn(client);
+
+  @Override
+  LocallyRunOperatorExtension operator() {
+    return operator;
+  }
+
+  static final String KWOK_FAIL_ANNOTATION = "cellar.dev/kwok-fail";
+
+  @Test
+  void bucketBackupsOnDemandAndVerifiedResultsReachTheStatus() {
+    DatabaseSpec spec = new DatabaseSpec(Engine.POSTGRESQL, "16", "1Gi");
+    spec.getBackup()
+        .setObjectStore(
+            new ObjectStoreSpec("http://s3.local:9000", "dumps", "prod", "us-east-1", "s3-keys"));
+    operator.create(new Database(null, "vault", spec));
+    awaitPhase("vault", Phase.Ready);
+
+    // The CronJob names the Secret; no key is anywhere in it, nor a volume for dumps.
+    CronJob cron = child(CronJob.class, "vault-backup");
+    Container c =
+        cron.getSpec().getJobTemplate().getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(c.getEnv())
+        .filteredOn(e -> e.getName().startsWith("AWS_"))
+        .hasSize(2)
+        .allSatisfy(
+            e -> {
+              assertThat(e.getValue()).isNull();
+              assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("s3-keys");
+            });
+    assertThat(c.getEnv()).extracting(EnvVar::getName).contains("VERIFY_SCRIPT", "S3_BUCKET");
+    assertThat(cron.getSpec().getJobTemplate().getSpec().getTemplate().getSpec().getVolumes())
+        .noneMatch(v -> v.getPersistentVolumeClaim() != null);
+
+    // On demand: one Job per annotation value; the annotation goes once the Job has ended.
+    Database db = get("vault");
+    Map<String, String> annotations =
+        new HashMap<>(Optional.ofNullable(db.getMetadata().getAnnotations()).orElse(Map.of()));
+    annotations.put(Keys.BACKUP_NOW_ANNOTATION, "first");
+    db.getMetadata().setAnnotations(annotations);
+    operator.replace(db);
+    String jobName = Topology.of(db).onDemandBackupJob("first");
+    await("the on-demand Job ran and the request was removed")
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () -> {
+              Job job = child(Job.class, jobName);
+              assertThat(job).isNotNull();
+              assertThat(job.getMetadata().getLabels())
+                  .containsEntry(Keys.BACKUP_TRIGGER_LABEL, Keys.TRIGGER_ON_DEMAND);
+              assertThat(job.getMetadata().getAnnotations())
+                  .containsEntry(Keys.BACKUP_NOW_ANNOTATION, "first")
+                  .containsKey(Keys.BACKUP_RESULT_ANNOTATION);
+              assertThat(
+                      Optional.ofNullable(get("vault").getMetadata().getAnnotations())
+                          .orElse(Map.of()))
+                  .doesNotContainKey(Keys.BACKUP_NOW_ANNOTATION);
+            });
+    assertThat(client.batch().v1().jobs().inNamespace(operator.getNamespace()).list().getItems())
+        .filteredOn(j -> j.getMetadata().getName().startsWith("vault-backup-now-"))
+        .hasSize(1);
+
+    // A verified dump reported by its Job: lastBackup and lastVerifiedBackup say what and where.
+    runBackupJob(
+        cron,
+        "vault-backup-ok",
+        false,
+        "{\"result\":\"succeeded\",\"name\":\"vault-20260101T020000Z.sql.gz\",\"location\":"
+            + "\"s3://dumps/prod/vault-20260101T020000Z.sql.gz\",\"sizeBytes\":4096,"
+            + "\"startTime\":\"2026-01-01T02:00:00Z\",\"completionTime\":\"2026-01-01T02:00:09Z\","
+            + "\"verified\":true,\"verification\":\"restored into PostgreSQL 16.4: 2 databases,"
+            + " 1 tables\"}");
+    await("lastVerifiedBackup")
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () -> {
+              Database d = get("vault");
+              BackupRecord last = d.getStatus().getLastVerifiedBackup();
+              assertThat(last).isNotNull();
+              assertThat(last.getName()).isEqualTo("vault-20260101T020000Z.sql.gz");
+              assertThat(last.getLocation())
+                  .isEqualTo("s3://dumps/prod/vault-20260101T020000Z.sql.gz");
+              assertThat(last.getTrigger()).isEqualTo(Keys.TRIGGER_SCHEDULED);
+              assertThat(d.getStatus().getLastBackup().getSizeBytes()).isEqualTo(4096L);
+              Condition ready = condition(d, Type.BACKUP_READY);
+              assertThat(ready.getReason()).isEqualTo(Reason.BACKUP_SUCCEEDED.value());
+              assertThat(ready.getMessage())
+                  .contains("s3://dumps/prod/vault-20260101T020000Z.sql.gz")
+                  .contains("verified: restored into PostgreSQL 16.4");
+            });
+
+    // A dump that does not restore: BackupReady False naming it, Degraded says so too, and the
+    // last verified backup stays what it was.
+    runBackupJob(
+        cron,
+        "vault-backup-bad",
+        true,
+        "{\"result\":\"failed\",\"stage\":\"verify\",\"name\":\"vault-20260102T020000Z.sql.gz\","
+            + "\"message\":\"vault-20260102T020000Z.sql.gz is not a valid gzip file (corrupt or"
+            + " truncated): invalid compressed data--crc error\"}");
+    await("BackupVerificationFailed")
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () -> {
+              Database d = get("vault");
+              Condition backup = condition(d, Type.BACKUP_READY);
+              assertThat(backup.getStatus()).isEqualTo("False");
+              assertThat(backup.getReason()).isEqualTo(Reason.BACKUP_VERIFICATION_FAILED.value());
+              assertThat(backup.getMessage())
+                  .contains("verification of vault-20260102T020000Z.sql.gz failed")
+                  .contains("crc error");
+              assertThat(condition(d, Type.DEGRADED).getReason())
+                  .isEqualTo(Reason.BACKUP_VERIFICATION_FAILED.value());
+              assertThat(d.getStatus().getLastVerifiedBackup().getName())
+                  .isEqualTo("vault-20260101T020000Z.sql.gz");
+            });
+    assertThat(Serialization.asJson(get("vault").getStatus())).doesNotContain("AWS_SECRET");
+  }
+
+  /**
+   * Starts a Job from the CronJob's template as the CronJob controller would, carrying the result
+   * its container would have reported (kwok's pods report none). kwok completes it, or fails it.
+   */
+  void runBackupJob(CronJob cronJob, String name, boolean fail, String result) {
+    var template = cronJob.getSpec().getJobTemplate();
+    Map<String, String> podAnnotations = new HashMap<>();
+    if (fail) {
+      podAnnotations.put(KWOK_FAIL_ANNOTATION, "true");
+    }
+    Job job =
+        new JobBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .withNamespace(operator.getNamespace())
+            .withLabels(template.getMetadata().getLabels())
+            .addToAnnotations(Keys.BACKUP_RESULT_ANNOTATION, result)
+            .addNewOwnerReference()
+            .withApiVersion("batch/v1")
+            .withKind("CronJob")
+            .withName(cronJob.getMetadata().getName())
+            .withUid(cronJob.getMetadata().getUid())
+            .withController(true)
+            .endOwnerReference()
+            .endMetadata()
+            .withSpec(template.getSpec())
+            .editSpec()
+            .withBackoffLimit(0)
+            .editTemplate()
+            .editOrNewMetadata()
+            .addToAnnotations(podAnnotations)
+            .endMetadata()
+            .endTemplate()
+            .endSpec()
+            .build();
+    client.batch().v1().jobs().inNamespace(operator.getNamespace()).resource(job).create();
+  }
+}
