@@ -366,6 +366,149 @@ class RealNodeIT {
     assertThat(outageMs).as("client outage window in ms (limit 15 s)").isLessThan(15_000);
   }
 
+  /**
+   * A planned switchover on a busy Database: with the writer running, {@code
+   * cellar.dev/switchover-to: orders-2}. The old primary is demoted, orders-2 catches up and is
+   * promoted, the annotation goes, every acknowledged row is on the new primary, and the old
+   * primary comes back as its replica.
+   */
+  @Test
+  void postgresqlSwitchesOverOnRequest() {
+    switchover(
+        postgresql(),
+        "PGUSER=$DB_USER PGPASSWORD=$DB_PASSWORD PGCONNECT_TIMEOUT=2 psql -X -h %s -d \"$DB_NAME\" -qtA -v ON_ERROR_STOP=1 -c \"%s\"");
+  }
+
+  @Test
+  void mariadbSwitchesOverOnRequest() {
+    switchover(
+        mariadb(),
+        "MYSQL_PWD=$DB_PASSWORD mariadb --connect-timeout=2 -h %s -u \"$DB_USER\" -N -B \"$DB_NAME\" -e \"%s\"");
+  }
+
+  void switchover(Engine engine, String sql) {
+    String ns = newNamespace(engine.name + "-so");
+    long start = System.nanoTime();
+    apply(ns, database("orders", engine, 3, false));
+    waitReady(ns, "orders");
+    timings.add(engine.name + ": switchover: 3 replicas Ready in " + seconds(start) + " s");
+    assertThat(
+            client(
+                ns,
+                engine,
+                "orders",
+                "create",
+                String.format(
+                    Locale.ROOT, sql, "orders", "CREATE TABLE ticks (id int PRIMARY KEY)"),
+                false))
+        .isBlank();
+    String writer =
+        "end=$((SECONDS + 35)); i=0; while [ $SECONDS -lt $end ]; do i=$((i + 1)); t=$(date +%s%3N); if "
+            + String.format(Locale.ROOT, sql, "orders", "INSERT INTO ticks VALUES ($i)")
+            + " >/dev/null 2>/tmp/err; then echo \"ok $i $t\"; else echo \"fail $i $t $(head -c 150 /tmp/err | tr '\\n' ' ')\"; sleep 0.2; fi; done";
+    startClient(ns, engine, "orders", "writer", writer);
+    await("the writer's first rows")
+        .atMost(Duration.ofMinutes(2))
+        .pollInterval(Duration.ofMillis(500))
+        .until(
+            () ->
+                kubectl("logs", "-n", ns, "client-writer")
+                        .stdout()
+                        .lines()
+                        .filter(l -> l.startsWith("ok "))
+                        .count()
+                    >= 20);
+    long asked = System.nanoTime();
+    ok("annotate", "db", "-n", ns, "orders", "cellar.dev/switchover-to=orders-2");
+    await("switched over to orders-2")
+        .atMost(Duration.ofMinutes(2))
+        .pollInterval(Duration.ofMillis(200))
+        .until(
+            () ->
+                currentPrimary(ns).equals("orders-2")
+                    && !kubectl(
+                            "get",
+                            "db",
+                            "-n",
+                            ns,
+                            "orders",
+                            "-o",
+                            "jsonpath={.metadata.annotations}")
+                        .stdout()
+                        .contains("switchover-to"));
+    timings.add(
+        engine.name
+            + ": switchover: status.currentPrimary orders-2 "
+            + seconds(asked)
+            + " s after the annotation");
+    String log = awaitClient(ns, "writer", Duration.ofMinutes(2));
+    long firstFail = -1;
+    long resumed = -1;
+    List<String> acknowledged = new ArrayList<>();
+    for (String line :
+        log.lines().filter(l -> l.startsWith("ok ") || l.startsWith("fail ")).toList()) {
+      String[] f = line.split(" ", 4);
+      long at = Long.parseLong(f[2]);
+      if (f[0].equals("ok")) {
+        acknowledged.add(f[1]);
+        if (firstFail >= 0 && resumed < 0) {
+          resumed = at;
+        }
+      } else if (firstFail < 0) {
+        firstFail = at;
+      }
+    }
+    long outageMs = firstFail < 0 ? 0 : resumed - firstFail;
+    timings.add(
+        String.format(
+            Locale.ROOT,
+            "%s: switchover: client outage %.1f s; %d rows acknowledged",
+            engine.name,
+            outageMs / 1000.0,
+            acknowledged.size()));
+    List<String> present =
+        client(
+                ns,
+                engine,
+                "orders",
+                "count",
+                String.format(Locale.ROOT, sql, "orders", "SELECT id FROM ticks ORDER BY id"),
+                false)
+            .lines()
+            .map(String::strip)
+            .filter(l -> !l.isEmpty())
+            .toList();
+    assertThat(present).as("rows on the new primary").containsAll(acknowledged);
+    await("the old primary back as a ready replica")
+        .atMost(Duration.ofMinutes(3))
+        .pollInterval(Duration.ofSeconds(1))
+        .until(
+            () ->
+                kubectl(
+                        "get",
+                        "pod",
+                        "-n",
+                        ns,
+                        "orders-0",
+                        "-o",
+                        "jsonpath={.metadata.labels.cellar\\.dev/role} {.status.conditions[?(@.type==\"Ready\")].status}")
+                    .stdout()
+                    .strip()
+                    .equals("replica True"));
+    String last = acknowledged.get(acknowledged.size() - 1);
+    String onOld =
+        "for i in $(seq 1 60); do n=$("
+            + String.format(
+                Locale.ROOT,
+                sql,
+                "orders-0.orders-headless",
+                "SELECT count(*) FROM ticks WHERE id = " + last)
+            + " 2>/dev/null || true); [ \"$n\" = 1 ] && { echo found; exit 0; }; sleep 1; done; exit 1";
+    assertThat(client(ns, engine, "orders", "old-primary", onOld, false).strip())
+        .isEqualTo("found");
+    assertThat(outageMs).as("switchover outage in ms\n" + log).isLessThan(15_000);
+  }
+
   static String currentPrimary(String ns) {
     return kubectl("get", "db", "-n", ns, "orders", "-o", "jsonpath={.status.currentPrimary}")
         .stdout()

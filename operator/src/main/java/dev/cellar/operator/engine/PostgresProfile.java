@@ -109,8 +109,10 @@ public final class PostgresProfile extends EngineProfile {
               "wal_level", "replica",
               "max_wal_senders", "10",
               "hot_standby", "on",
-              // pg_rewind needs it to bring a former primary back as a standby after a failover.
-              "wal_log_hints", "on"));
+              // pg_rewind needs it to bring a former primary back as a standby after a failover,
+              // and the WAL since the last checkpoint before the timelines diverged.
+              "wal_log_hints", "on",
+              "wal_keep_size", "64MB"));
 
   /**
    * The replication scripts (see each file's header): entrypoint.sh wraps the image's entrypoint;

@@ -276,6 +276,37 @@ class ReplicationIT {
                 .trimmed())
         .endsWith("role=primary");
 
+    // A switchover's demotion refuses writes and says where the standby must get to; taking it
+    // back (promote on the primary) allows them again.
+    String demoted =
+        asPostgres(aEnv, "bash", scripts.resolve("role.sh").toString(), "demote")
+            .orFail("role.sh demote")
+            .trimmed();
+    assertThat(demoted).matches("(?s).*position=[0-9]+ demoted$");
+    long last = Long.parseLong(demoted.replaceAll("(?s).*position=([0-9]+) demoted$", "$1"));
+    Result refused = psqlResult(aPort, "INSERT INTO orders VALUES (300, 'while demoted')");
+    assertThat(refused.exit()).isNotZero();
+    assertThat(refused.output()).contains("read-only transaction");
+    await()
+        .atMost(CATCH_UP)
+        .until(
+            () ->
+                Long.parseLong(
+                        asPostgres(bEnv, "bash", scripts.resolve("role.sh").toString(), "position")
+                            .orFail("position")
+                            .trimmed()
+                            .replaceAll("(?s).*position=([0-9]+) role=replica$", "$1"))
+                    >= last);
+    assertThat(
+            asPostgres(aEnv, "bash", scripts.resolve("role.sh").toString(), "promote")
+                .orFail("role.sh promote on the demoted primary")
+                .trimmed())
+        .endsWith("promoted");
+    psql(aPort, "INSERT INTO orders VALUES (300, 'after the demotion was taken back')");
+    await()
+        .atMost(CATCH_UP)
+        .until(() -> psqlValue(bPort, "SELECT count(*) FROM orders").equals("101"));
+
     long promoteStart = System.nanoTime();
     assertThat(
             asPostgres(bEnv, "bash", scripts.resolve("role.sh").toString(), "promote")
@@ -310,7 +341,7 @@ class ReplicationIT {
         .until(() -> psqlValue(aPort, "SELECT count(*) FROM orders WHERE id = 202").equals("1"));
     assertThat(psqlValue(aPort, "SELECT pg_is_in_recovery()")).isEqualTo("t");
     assertThat(psqlValue(aPort, "SELECT count(*) FROM orders WHERE id = 666")).isEqualTo("0");
-    assertThat(psqlValue(aPort, "SELECT count(*) FROM orders")).isEqualTo("102");
+    assertThat(psqlValue(aPort, "SELECT count(*) FROM orders")).isEqualTo("103");
   }
 
   private Map<String, String> pgEnv(int port) {

@@ -24,16 +24,30 @@ here=$(dirname "${BASH_SOURCE[0]}")
 
 data=${CELLAR_DATA_DIR:-/var/lib/mysql}
 if [ -z "${CELLAR_LOCAL_HOST:-}" ]; then
-  socket=$("$CELLAR_SERVER" --verbose --help --log-bin-index="$(mktemp -u)" 2>/dev/null \
-    | awk '!found && /^socket[ \t]/ { found = 1; print $2 }') || socket=''
+  # The images' usual sockets first: asking the server binary for its options takes seconds.
+  socket=''
+  for candidate in /run/mysqld/mysqld.sock /var/run/mysqld/mysqld.sock /var/lib/mysql/mysql.sock /tmp/mysql.sock; do
+    if [ -S "$candidate" ]; then
+      socket=$candidate
+      break
+    fi
+  done
+  if [ -z "$socket" ]; then
+    socket=$("$CELLAR_SERVER" --verbose --help --log-bin-index="$(mktemp -u)" 2>/dev/null \
+      | awk '!found && /^socket[ \t]/ { found = 1; print $2 }') || socket=''
+  fi
   export CELLAR_LOCAL_HOST=${socket:-127.0.0.1}
 fi
 
 sql() { cellar_local_sql --connect-timeout=5 -e "$1"; }
 
-# Whether the SQL thread has applied everything the IO thread received.
+# Whether the SQL thread has applied everything the IO thread received: it says so, or its
+# position is the IO thread's.
 relay_log_applied() {
   local read exec file relay_file
+  case "$(cellar_replica_status_field '(Slave|Replica)_SQL_Running_State')" in
+    *'read all relay log'*) return 0 ;;
+  esac
   read=$(cellar_replica_status_field '(Read_Master|Read_Source)_Log_Pos')
   exec=$(cellar_replica_status_field '(Exec_Master|Exec_Source)_Log_Pos')
   file=$(cellar_replica_status_field '(Master|Source)_Log_File')

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The standby's part of replication, before its server starts (run it as the server's OS user):
-#   - an empty (or missing) data directory is cloned from the primary with pg_basebackup as the
+#   - an empty (or missing) data directory, or one without PG_VERSION (what is left of a lost
+#     one), is cloned from the primary with pg_basebackup as the
 #     replication account, into a temporary sibling that is renamed into place only when complete;
 #     the script waits for the primary (CELLAR_WAIT_SECONDS) and says what to check if it never
 #     answers or refuses the account.
@@ -78,8 +79,11 @@ if [ -s "$data/PG_VERSION" ]; then
   find "$data" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
 fi
 if [ -d "$data" ] && [ -n "$(find "$data" -mindepth 1 -maxdepth 1 -printf x -quit)" ]; then
-  cellar_die "$data is neither empty nor a PostgreSQL data directory (it holds $(find "$data" -mindepth 1 -maxdepth 1 -printf '%f ' | cut -c1-200));" \
-    "move its files away to clone the standby from $primary"
+  # No PG_VERSION: not a database (what is left of a lost or half-cloned one). A standby is a copy
+  # of the primary, so nothing here can be worth more than a fresh clone.
+  cellar_warn "$data is not a PostgreSQL data directory (it holds $(find "$data" -mindepth 1 -maxdepth 1 -printf '%f ' | cut -c1-200)):" \
+    "emptying it to clone the standby from $primary"
+  find "$data" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
 fi
 
 cellar_require_commands pg_basebackup pg_isready
