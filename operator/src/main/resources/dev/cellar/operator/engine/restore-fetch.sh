@@ -45,8 +45,8 @@ if [ -n "${S3_BUCKET:-}" ]; then
   [ -z "$prefix" ] || prefix=${prefix%/}/
   where="s3://$S3_BUCKET/$prefix"
   if [ "$backup" = latest ]; then
-    list=$(s3_list "$prefix$BACKUP_NAME-") || fail "listing $where: $s3_error"
-    backup=$(awk -v p="$prefix" '{ k = $1; if (index(k, p) == 1) k = substr(k, length(p) + 1); print k }' <<<"$list" \
+    s3_list "$prefix$BACKUP_NAME-" >"$restore_dir/list" || fail "listing $where: $s3_error"
+    backup=$(awk -v p="$prefix" '{ k = $1; if (index(k, p) == 1) k = substr(k, length(p) + 1); print k }' "$restore_dir/list" \
       | grep -E "$pattern" | sort | tail -n 1 || true)
     [ -n "$backup" ] || fail "no backup of $BACKUP_NAME in $where (dumps are named $BACKUP_NAME-<UTC timestamp>.sql.gz)"
   fi
