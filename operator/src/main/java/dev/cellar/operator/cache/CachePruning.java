@@ -59,7 +59,7 @@ public final class CachePruning {
    * Field sets seen in Apply entries, by content; bounded, since field names (not values) vary only
    * with what Cellar applies (engine, replicas, backups), not with each Database.
    */
-  private static final Map<Map<String, Object>, FieldsV1> SHARED_FIELDS = new ConcurrentHashMap<>();
+  private static final Map<Map<?, ?>, Map<?, ?>> SHARED_FIELDS = new ConcurrentHashMap<>();
 
   private static final int MAX_SHARED_FIELDS = 512;
   private static final String LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
@@ -140,20 +140,24 @@ public final class CachePruning {
 
   /**
    * Identical field sets, one instance: every StatefulSet (or CronJob) Cellar applies for an engine
-   * lists the same field names, a few KB of nested maps each. JOSDK's matcher only reads them.
+   * lists the same field names under {@code f:spec}, a few KB of nested maps each; only {@code
+   * f:metadata} differs (the owner's uid). Each top-level subtree is kept once. JOSDK's matcher
+   * only reads them.
    */
   private static void shareFields(ManagedFieldsEntry entry) {
     FieldsV1 fields = entry.getFieldsV1();
     if (fields == null || fields.getAdditionalProperties() == null) {
       return;
     }
-    FieldsV1 shared = SHARED_FIELDS.get(fields.getAdditionalProperties());
+    fields.getAdditionalProperties().replaceAll((k, v) -> v instanceof Map<?, ?> m ? shared(m) : v);
+  }
+
+  private static Map<?, ?> shared(Map<?, ?> subtree) {
+    Map<?, ?> shared = SHARED_FIELDS.get(subtree);
     if (shared == null && SHARED_FIELDS.size() < MAX_SHARED_FIELDS) {
-      shared = SHARED_FIELDS.putIfAbsent(fields.getAdditionalProperties(), fields);
+      shared = SHARED_FIELDS.putIfAbsent(subtree, subtree);
     }
-    if (shared != null) {
-      entry.setFieldsV1(shared);
-    }
+    return shared == null ? subtree : shared;
   }
 
   private static void pruneConfigMap(ConfigMap cm) {

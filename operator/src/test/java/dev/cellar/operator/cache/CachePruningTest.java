@@ -147,18 +147,20 @@ class CachePruningTest {
 
   @Test
   void identicalApplyFieldSetsAreKeptOnce() {
-    StatefulSet a = statefulSetApplying(Map.of("f:spec", Map.of("f:replicas", Map.of())));
-    StatefulSet b = statefulSetApplying(Map.of("f:spec", Map.of("f:replicas", Map.of())));
-    StatefulSet c = statefulSetApplying(Map.of("f:spec", Map.of("f:template", Map.of())));
+    StatefulSet a = statefulSetApplying("uid-a", Map.of("f:replicas", Map.of()));
+    StatefulSet b = statefulSetApplying("uid-b", Map.of("f:replicas", Map.of()));
+    StatefulSet c = statefulSetApplying("uid-c", Map.of("f:template", Map.of()));
     CachePruning.prune(a);
     CachePruning.prune(b);
     CachePruning.prune(c);
-    assertThat(b.getMetadata().getManagedFields().get(0).getFieldsV1())
-        .isSameAs(a.getMetadata().getManagedFields().get(0).getFieldsV1());
-    assertThat(c.getMetadata().getManagedFields().get(0).getFieldsV1().getAdditionalProperties())
-        .containsOnlyKeys("f:spec")
-        .isNotEqualTo(
-            a.getMetadata().getManagedFields().get(0).getFieldsV1().getAdditionalProperties());
+    assertThat(fields(b).get("f:spec")).isSameAs(fields(a).get("f:spec"));
+    assertThat(fields(b).get("f:metadata")).isNotEqualTo(fields(a).get("f:metadata"));
+    assertThat(fields(c).get("f:spec")).isEqualTo(Map.of("f:template", Map.of()));
+    assertThat(fields(a).get("f:spec")).isEqualTo(Map.of("f:replicas", Map.of()));
+  }
+
+  static Map<String, Object> fields(StatefulSet sts) {
+    return sts.getMetadata().getManagedFields().get(0).getFieldsV1().getAdditionalProperties();
   }
 
   @Test
@@ -169,9 +171,13 @@ class CachePruningTest {
     assertThat(sts.getMetadata().getManagedFields()).isEmpty();
   }
 
-  static StatefulSet statefulSetApplying(Map<String, Object> fields) {
+  static StatefulSet statefulSetApplying(String ownerUid, Map<String, Object> spec) {
     io.fabric8.kubernetes.api.model.FieldsV1 f = new io.fabric8.kubernetes.api.model.FieldsV1();
-    fields.forEach(f::setAdditionalProperty);
+    f.setAdditionalProperty(
+        "f:metadata",
+        new java.util.LinkedHashMap<>(
+            Map.of("f:ownerReferences", Map.of("k:{\"uid\":\"" + ownerUid + "\"}", Map.of()))));
+    f.setAdditionalProperty("f:spec", new java.util.LinkedHashMap<>(spec));
     return new StatefulSetBuilder()
         .withNewMetadata()
         .withName("db")
