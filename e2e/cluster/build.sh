@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Builds the local cluster's binaries from Go modules, once per version: each lands in
 # $CELLAR_CACHE/bin/<component>-<version>-<recipe hash>/ and is never rebuilt while there.
-# Usage: build.sh [core|node|kind|all]
+# Usage: build.sh [core|node|kind|tools|all]
 #   core: control plane, kubectl, etcd, kwok; linked in $CELLAR_CACHE/bin/current (printed)
 #   node: the real node's kubelet, kube-proxy and CoreDNS; linked in $CELLAR_CACHE/bin/node
 #         (printed), so that building them does not change what the kwok cluster is made of
 #   kind: what the kind node image and its component images are made of (e2e/kind): kubeadm,
 #         kubelet, kubectl, the control plane, kube-proxy, etcd, CoreDNS with kubeadm's plugins and
 #         local-path-provisioner; linked in $CELLAR_CACHE/bin/kind (printed)
+#   tools: helm, for the Helm chart's tests; linked in $CELLAR_CACHE/bin/tools (printed)
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cache=${CELLAR_CACHE:-$HOME/.cache/cellar}
@@ -102,4 +103,8 @@ if [ "$what" = kind ]; then
   lpp_version=$(pinned local-path github.com/rancher/local-path-provisioner)
   link_into kind "$(build local-path "$lpp_version" "-X main.VERSION=$lpp_version" github.com/rancher/local-path-provisioner)"
 fi
-case $what in node) echo "$cache/bin/node" ;; kind) echo "$cache/bin/kind" ;; *) echo "$cache/bin/current" ;; esac
+if [ "$what" = tools ]; then
+  helm_version=$(pinned helm helm.sh/helm/v4)
+  link_into tools "$(build helm "$helm_version" "-X helm.sh/helm/v4/internal/version.version=$helm_version" helm.sh/helm/v4/cmd/helm)" helm
+fi
+case $what in node) echo "$cache/bin/node" ;; kind) echo "$cache/bin/kind" ;; tools) echo "$cache/bin/tools" ;; *) echo "$cache/bin/current" ;; esac

@@ -14,6 +14,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The CRD as the build generates it: every rule, default, column and subresource users rely on. */
 class GeneratedCrdTest {
@@ -50,13 +52,19 @@ class GeneratedCrdTest {
     return props.getXKubernetesValidations().stream().map(ValidationRule::getRule).toList();
   }
 
-  @Test
-  void deployedCrdEqualsTheGeneratedOne() throws IOException {
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "deploy/crd/databases.cellar.dev-v1.yml",
+        "deploy/helm/cellar/crds/databases.cellar.dev-v1.yml"
+      })
+  void deployedCrdEqualsTheGeneratedOne(String copy) throws IOException {
     Path root = Path.of(System.getProperty("cellar.repo.root", ".."));
-    Path deployed = root.resolve("deploy/crd/databases.cellar.dev-v1.yml");
+    Path deployed = root.resolve(copy);
     assertThat(Files.readString(deployed))
         .as(
-            "deploy/crd is stale: refresh it with"
+            copy
+                + " is stale: refresh it with"
                 + " `mvn -pl api -am process-test-classes -Dcellar.crd.update=true`")
         .isEqualTo(generatedYaml());
   }

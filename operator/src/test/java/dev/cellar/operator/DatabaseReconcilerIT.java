@@ -350,9 +350,14 @@ class DatabaseReconcilerIT extends ReconcilerTestBase {
 
     CronJob cronJob = child(CronJob.class, "dumps-backup");
     runBackupJob(cronJob, "dumps-backup-good", false);
-    await("lastBackupTime set")
+    await("lastBackupTime set to the Job's completion")
         .atMost(CONVERGE)
-        .untilAsserted(() -> assertThat(get("dumps").getStatus().getLastBackupTime()).isNotBlank());
+        .untilAsserted(
+            () ->
+                assertThat(get("dumps").getStatus().getLastBackupTime())
+                    .isNotBlank()
+                    .isEqualTo(
+                        child(Job.class, "dumps-backup-good").getStatus().getCompletionTime()));
 
     runBackupJob(cronJob, "dumps-backup-bad", true);
     await("BackupFailed")

@@ -28,7 +28,7 @@ import java.util.Map;
  * {@code @Size} on string fields (maxLength/minLength), lists (maxItems) and maps (maxProperties),
  * which the apt generator ignores: the API server needs a bound on a string or a list before it
  * admits CEL rules that split or scan it. Run by the api module's build (process-test-classes);
- * with {@code -Dcellar.crd.update=true} it also refreshes deploy/crd.
+ * with {@code -Dcellar.crd.update=true} it also refreshes deploy/crd and the Helm chart's crds/.
  */
 public final class CrdFinisher {
   /** The order of {@code kubectl get db}; a column the generator emits must be listed here. */
@@ -46,8 +46,9 @@ public final class CrdFinisher {
     Path generated = Path.of(args[0]);
     String finished = finish(Files.readString(generated));
     Files.writeString(generated, finished);
-    if (args.length > 1 && Boolean.getBoolean("cellar.crd.update")) {
-      Path deployed = Path.of(args[1]);
+    // Every further argument is a copy users install: deploy/crd and the Helm chart's crds/.
+    for (int i = 1; i < args.length && Boolean.getBoolean("cellar.crd.update"); i++) {
+      Path deployed = Path.of(args[i]);
       Files.writeString(deployed, finished);
       System.out.println("CrdFinisher: refreshed " + deployed);
     }

@@ -135,10 +135,13 @@ public final class StatusFactory {
     status.setReadOnlyEndpoint(
         db.getSpec().getReplicas() > 1 ? f.topology().readOnlyEndpoint() : null);
     status.setCredentialsSecret(f.topology().credentialsSecret());
+    // From the Job itself, not the CronJob's lastSuccessfulTime: the CronJob controller sets that a
+    // moment after the Job completes, which would cost a second status write per backup.
     status.setLastBackupTime(
         observed
-            .backupCronJob()
-            .map(c -> c.getStatus() == null ? null : c.getStatus().getLastSuccessfulTime())
+            .lastBackupJob()
+            .filter(j -> jobCondition(j, "Complete"))
+            .map(j -> j.getStatus().getCompletionTime())
             .orElse(f.previous().getLastBackupTime()));
     status.setPendingAction(f.storage().pendingAction());
     return status;
@@ -434,6 +437,11 @@ public final class StatusFactory {
         && pod.getStatus().getConditions() != null
         && pod.getStatus().getConditions().stream()
             .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+  }
+
+  /** A Job that has ended, well or not. */
+  static boolean finished(Job job) {
+    return jobCondition(job, "Complete") || jobCondition(job, "Failed");
   }
 
   private static boolean jobCondition(Job job, String type) {

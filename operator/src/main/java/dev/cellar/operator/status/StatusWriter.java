@@ -87,8 +87,12 @@ public final class StatusWriter {
         sts,
         pods,
         context.getSecondaryResource(CronJob.class),
+        // The newest finished backup Job: a run in progress changes nothing in the status, so a
+        // backup costs one status write (when it ends), not one when it starts and one when it
+        // ends.
         context.getSecondaryResources(Job.class).stream()
             .filter(j -> j.getMetadata().getCreationTimestamp() != null)
+            .filter(StatusFactory::finished)
             .max(Comparator.comparing(j -> j.getMetadata().getCreationTimestamp())),
         topology.versionDecision(sts),
         storage,

@@ -221,6 +221,33 @@ class StatusFactoryTest {
   }
 
   @Test
+  void aBackupIsReportedOnceItEndsWithItsOwnCompletionTime() {
+    Database db = db("16", 1);
+    Job running =
+        new JobBuilder().withNewMetadata().withName("orders-backup-124").endMetadata().build();
+    Job complete =
+        new JobBuilder()
+            .withNewMetadata()
+            .withName("orders-backup-123")
+            .endMetadata()
+            .withNewStatus()
+            .withCompletionTime("2026-01-01T00:03:00Z")
+            .addNewCondition()
+            .withType("Complete")
+            .withStatus("True")
+            .endCondition()
+            .endStatus()
+            .build();
+    assertThat(StatusFactory.finished(running)).isFalse();
+    assertThat(StatusFactory.finished(complete)).isTrue();
+    DatabaseStatus status =
+        StatusFactory.compute(
+            db, observed(db, Optional.of(sts("16", 1, 1, true)), true, Optional.of(complete)), T0);
+    assertThat(status.getLastBackupTime()).isEqualTo("2026-01-01T00:03:00Z");
+    assertThat(condition(status, Type.BACKUP_READY).getMessage()).contains("orders-backup-123");
+  }
+
+  @Test
   void backupsOffIsReportedAsDisabled() {
     Database db = db("16", 1);
     db.getSpec().setBackupEnabled(false);
