@@ -92,6 +92,8 @@ class HelmChartIT {
         "-n",
         NAMESPACE,
         "--create-namespace",
+        // The suite applied the CRD with kubectl first: helm's server-side apply takes it over.
+        "--force-conflicts",
         "--wait=false");
     assertThat(client.rbac().clusterRoles().withName(RELEASE + "-operator").get()).isNotNull();
     assertThat(
