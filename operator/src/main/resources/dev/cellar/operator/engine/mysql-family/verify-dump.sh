@@ -20,6 +20,9 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+# The backup Job's MYSQL_PWD is the Database's root password (for the dump); the throwaway server's
+# root has none, and the clients would send it ("Access denied ... using password: YES").
+unset MYSQL_PWD
 
 cellar_initialize_scratch_datadir "$data" >"$work/init.log" 2>&1 \
   || cellar_die "initializing the throwaway server's data directory failed: $(tail -n 1 "$work/init.log")"
