@@ -53,23 +53,7 @@ public final class BackupJobs {
     env.add(value("DUMP_COMMAND", profile.dumpCommand()));
     env.add(value("BACKUP_NAME", db.getMetadata().getName()));
     if (store.isPresent()) {
-      ObjectStoreSpec s = store.get();
-      env.add(value("S3_ENDPOINT", s.getEndpoint()));
-      env.add(value("S3_BUCKET", s.getBucket()));
-      env.add(value("S3_PREFIX", Optional.ofNullable(s.getPrefix()).orElse("")));
-      env.add(value("S3_REGION", Optional.ofNullable(s.getRegion()).orElse("us-east-1")));
-      env.add(
-          EngineProfile.fromSecret(
-              ObjectStoreSpec.ACCESS_KEY_ID,
-              s.getCredentialsSecret(),
-              ObjectStoreSpec.ACCESS_KEY_ID,
-              false));
-      env.add(
-          EngineProfile.fromSecret(
-              ObjectStoreSpec.SECRET_ACCESS_KEY,
-              s.getCredentialsSecret(),
-              ObjectStoreSpec.SECRET_ACCESS_KEY,
-              false));
+      env.addAll(objectStoreEnv(store.get()));
     } else {
       env.add(value("BACKUP_DIR", BACKUP_DIR));
       env.add(value("BACKUP_CLAIM", topology.backupClaim()));
@@ -130,5 +114,27 @@ public final class BackupJobs {
         .withSpec(pod.build())
         .endTemplate()
         .build();
+  }
+
+  /**
+   * Where the scripts find a bucket (s3.sh): endpoint, bucket, prefix, region, and the keys as
+   * references to the user's Secret, never their values. Backup Jobs and the restore step share it.
+   */
+  static List<EnvVar> objectStoreEnv(ObjectStoreSpec s) {
+    return List.of(
+        value("S3_ENDPOINT", s.getEndpoint()),
+        value("S3_BUCKET", s.getBucket()),
+        value("S3_PREFIX", Optional.ofNullable(s.getPrefix()).orElse("")),
+        value("S3_REGION", Optional.ofNullable(s.getRegion()).orElse("us-east-1")),
+        EngineProfile.fromSecret(
+            ObjectStoreSpec.ACCESS_KEY_ID,
+            s.getCredentialsSecret(),
+            ObjectStoreSpec.ACCESS_KEY_ID,
+            false),
+        EngineProfile.fromSecret(
+            ObjectStoreSpec.SECRET_ACCESS_KEY,
+            s.getCredentialsSecret(),
+            ObjectStoreSpec.SECRET_ACCESS_KEY,
+            false));
   }
 }

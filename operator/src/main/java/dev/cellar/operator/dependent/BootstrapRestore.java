@@ -4,7 +4,6 @@ import static dev.cellar.operator.engine.EngineProfile.value;
 
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.FromBackupSpec;
-import dev.cellar.api.v1.ObjectStoreSpec;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.engine.EngineProfile;
 import dev.cellar.operator.engine.EngineVersion;
@@ -89,23 +88,7 @@ public final class BootstrapRestore {
             .endVolumeMount();
     boolean fromStore = f.getSource() != FromBackupSpec.BackupSource.VOLUME;
     if (fromStore && f.getObjectStore() != null) {
-      ObjectStoreSpec s = f.getObjectStore();
-      env.add(value("S3_ENDPOINT", s.getEndpoint()));
-      env.add(value("S3_BUCKET", s.getBucket()));
-      env.add(value("S3_PREFIX", Optional.ofNullable(s.getPrefix()).orElse("")));
-      env.add(value("S3_REGION", Optional.ofNullable(s.getRegion()).orElse("us-east-1")));
-      env.add(
-          EngineProfile.fromSecret(
-              ObjectStoreSpec.ACCESS_KEY_ID,
-              s.getCredentialsSecret(),
-              ObjectStoreSpec.ACCESS_KEY_ID,
-              false));
-      env.add(
-          EngineProfile.fromSecret(
-              ObjectStoreSpec.SECRET_ACCESS_KEY,
-              s.getCredentialsSecret(),
-              ObjectStoreSpec.SECRET_ACCESS_KEY,
-              false));
+      env.addAll(BackupJobs.objectStoreEnv(f.getObjectStore()));
     } else {
       String claim = Topology.of(sourceOf(db, f)).backupClaim();
       env.add(value("SOURCE_DIR", SOURCE_DIR));
