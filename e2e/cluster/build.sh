@@ -8,7 +8,8 @@
 #   kind: what the kind node image and its component images are made of (e2e/kind): kubeadm,
 #         kubelet, kubectl, the control plane, kube-proxy, etcd, CoreDNS with kubeadm's plugins and
 #         local-path-provisioner; linked in $CELLAR_CACHE/bin/kind (printed)
-#   tools: helm, for the Helm chart's tests; linked in $CELLAR_CACHE/bin/tools (printed)
+#   tools: helm, for the Helm chart's tests, and kube-score, the manifest linter of the build
+#          (ManifestLintTest); linked in $CELLAR_CACHE/bin/tools (printed)
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cache=${CELLAR_CACHE:-$HOME/.cache/cellar}
@@ -106,5 +107,7 @@ fi
 if [ "$what" = tools ]; then
   helm_version=$(pinned helm helm.sh/helm/v4)
   link_into tools "$(build helm "$helm_version" "-X helm.sh/helm/v4/internal/version.version=$helm_version" helm.sh/helm/v4/cmd/helm)" helm
+  kube_score_version=$(pinned kube-score github.com/zegl/kube-score)
+  link_into tools "$(build kube-score "$kube_score_version" "-X main.version=$kube_score_version" github.com/zegl/kube-score/cmd/kube-score)" kube-score
 fi
 case $what in node) echo "$cache/bin/node" ;; kind) echo "$cache/bin/kind" ;; tools) echo "$cache/bin/tools" ;; *) echo "$cache/bin/current" ;; esac

@@ -2,6 +2,7 @@ package dev.cellar.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cellar.api.v1.ComputeResources;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceColumnDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
@@ -152,12 +153,31 @@ class GeneratedCrdTest {
 
   @Test
   void requestsMayNotExceedLimits() {
-    JSONSchemaProps resources = specField("resources");
-    assertThat(resources.getXKubernetesValidations())
-        .extracting(ValidationRule::getFieldPath)
-        .containsExactlyInAnyOrder(".requests.cpu", ".requests.memory");
-    assertThat(rules(resources))
-        .allSatisfy(r -> assertThat(r).contains("quantity(string(self.requests."));
+    for (JSONSchemaProps resources :
+        List.of(specField("resources"), specField("backup").getProperties().get("resources"))) {
+      assertThat(resources.getXKubernetesValidations())
+          .extracting(ValidationRule::getFieldPath)
+          .containsExactlyInAnyOrder(
+              ".requests.cpu", ".requests.memory", ".requests.ephemeralStorage");
+      assertThat(rules(resources))
+          .allSatisfy(r -> assertThat(r).contains("quantity(string(self.requests."));
+      assertThat(resources.getProperties().get("limits").getProperties().get("ephemeralStorage"))
+          .as("ephemeral storage is a quantity checked by the schema")
+          .satisfies(p -> assertThat(p.getPattern()).isEqualTo(ComputeResources.QUANTITY_PATTERN));
+    }
+  }
+
+  @Test
+  void backupJobsHaveDeadlinesWithDefaults() {
+    JSONSchemaProps backup = specField("backup");
+    JSONSchemaProps starting = backup.getProperties().get("startingDeadlineSeconds");
+    JSONSchemaProps active = backup.getProperties().get("activeDeadlineSeconds");
+    assertThat(starting.getDefault().asInt()).isEqualTo(86400);
+    assertThat(starting.getMinimum()).isEqualTo(10.0);
+    assertThat(active.getDefault().asInt()).isEqualTo(21600);
+    assertThat(active.getMinimum()).isEqualTo(60.0);
+    assertThat(starting.getDescription()).contains("startingDeadlineSeconds");
+    assertThat(active.getDescription()).contains("activeDeadlineSeconds");
   }
 
   @Test

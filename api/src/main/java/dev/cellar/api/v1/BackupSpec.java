@@ -57,6 +57,47 @@ public class BackupSpec {
   @Default("true")
   private Boolean verify = true;
 
+  /**
+   * How late a scheduled dump may start, in seconds. A day: at least one period of a daily
+   * schedule, so the dump missed while the Database hibernated (or the cluster's controllers were
+   * down) still runs when it wakes, and an old miss never starts a dump at an unexpected hour.
+   */
+  public static final int DEFAULT_STARTING_DEADLINE_SECONDS = 86400;
+
+  /** How long a backup Job may run, in seconds: dump, upload and verification together. */
+  public static final int DEFAULT_ACTIVE_DEADLINE_SECONDS = 21600;
+
+  @JsonPropertyDescription(
+      "CPU, memory and ephemeral storage of the backup Job's container; each quantity given"
+          + " replaces its default. Default: requests 100m / 128Mi / 256Mi, limits 1 / 1Gi (512Mi"
+          + " without verify) / 1Gi plus twice storage when the dump is verified or uploaded (the"
+          + " throwaway server and the dump live in the Job's scratch volume). A request may not"
+          + " exceed its limit.")
+  @ValidationRule(
+      value = DatabaseResources.MEMORY_REQUEST_WITHIN_LIMIT,
+      fieldPath = ".requests.memory",
+      messageExpression = DatabaseResources.MEMORY_MESSAGE,
+      reason = "FieldValueInvalid")
+  private DatabaseResources resources;
+
+  @JsonPropertyDescription(
+      "How many seconds after its scheduled time a dump may still start (the CronJob's"
+          + " startingDeadlineSeconds); a later one is skipped and counts as missed. Default 86400"
+          + " (a day), so a daily dump missed while hibernated runs on waking.")
+  @Default("86400")
+  @Min(10)
+  @Max(2678400)
+  private Integer startingDeadlineSeconds = DEFAULT_STARTING_DEADLINE_SECONDS;
+
+  @JsonPropertyDescription(
+      "How many seconds a backup Job (dump, upload and verification) may run before it is"
+          + " stopped and counts as failed (the Job's activeDeadlineSeconds). Default 21600 (6"
+          + " hours).")
+  @Default("21600")
+  @Min(60)
+  @Max(604800)
+  private Integer activeDeadlineSeconds = DEFAULT_ACTIVE_DEADLINE_SECONDS;
+
   // The rules below are on the getters because fabric8's apt generator takes one
   // @ValidationRule per annotated element and merges a field's with its accessors'.
 
@@ -73,6 +114,16 @@ public class BackupSpec {
       reason = "FieldValueInvalid")
   public String getSchedule() {
     return schedule;
+  }
+
+  /** The resources; their rule here: ephemeral storage requested within its limit. */
+  @ValidationRule(
+      value = DatabaseResources.EPHEMERAL_REQUEST_WITHIN_LIMIT,
+      fieldPath = ".requests.ephemeralStorage",
+      messageExpression = DatabaseResources.EPHEMERAL_MESSAGE,
+      reason = "FieldValueInvalid")
+  public DatabaseResources getResources() {
+    return resources;
   }
 
   /** The volume size; its rule here: the size bounds. */

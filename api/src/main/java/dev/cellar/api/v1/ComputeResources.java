@@ -9,7 +9,9 @@ import lombok.AllArgsConstructor;
 import lombok.Data;
 import lombok.NoArgsConstructor;
 
-/** CPU and memory, as Kubernetes quantities; checked by the API server's schema. */
+/**
+ * CPU, memory and ephemeral storage, as Kubernetes quantities; checked by the API server's schema.
+ */
 @Data
 @NoArgsConstructor
 @AllArgsConstructor
@@ -32,8 +34,21 @@ public class ComputeResources {
   @Size(max = MAX_LENGTH)
   private IntOrString memory;
 
+  @JsonPropertyDescription(
+      "Local disk (core/v1 ephemeral-storage: the container's writable layer, its logs and the"
+          + " pod's emptyDir volumes), e.g. 1Gi. A pod above its limit is evicted.")
+  @Pattern(QUANTITY_PATTERN)
+  @Size(max = MAX_LENGTH)
+  private IntOrString ephemeralStorage;
+
   public ComputeResources(String cpu, String memory) {
+    this(cpu, memory, null);
+  }
+
+  public ComputeResources(String cpu, String memory, String ephemeralStorage) {
     this(
-        cpu == null ? null : new IntOrString(cpu), memory == null ? null : new IntOrString(memory));
+        cpu == null ? null : new IntOrString(cpu),
+        memory == null ? null : new IntOrString(memory),
+        ephemeralStorage == null ? null : new IntOrString(ephemeralStorage));
   }
 }

@@ -39,6 +39,23 @@ public class DatabaseResources {
           + " || quantity(string(self.requests.memory))"
           + ".compareTo(quantity(string(self.limits.memory))) <= 0";
 
+  static final String EPHEMERAL_REQUEST_WITHIN_LIMIT =
+      "!has(self.requests) || !has(self.limits) || !has(self.requests.ephemeralStorage)"
+          + " || !has(self.limits.ephemeralStorage)"
+          + " || !isQuantity(string(self.requests.ephemeralStorage))"
+          + " || !isQuantity(string(self.limits.ephemeralStorage))"
+          + " || quantity(string(self.requests.ephemeralStorage))"
+          + ".compareTo(quantity(string(self.limits.ephemeralStorage))) <= 0";
+
+  static final String EPHEMERAL_MESSAGE =
+      "'requests.ephemeralStorage ' + string(self.requests.ephemeralStorage) + ' is above"
+          + " limits.ephemeralStorage ' + string(self.limits.ephemeralStorage) + ': a pod cannot"
+          + " request more than its limit'";
+
+  static final String MEMORY_MESSAGE =
+      "'requests.memory ' + string(self.requests.memory) + ' is above limits.memory '"
+          + " + string(self.limits.memory) + ': a pod cannot request more than its limit'";
+
   @JsonPropertyDescription("What the scheduler reserves for each pod.")
   private ComputeResources requests;
 

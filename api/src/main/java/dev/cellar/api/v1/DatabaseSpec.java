@@ -207,15 +207,15 @@ public class DatabaseSpec {
   private BootstrapSpec bootstrap;
 
   @JsonPropertyDescription(
-      "CPU and memory of each database pod. Default: requests 100m / 256Mi, limits 500m / 1Gi."
-          + " A request may not exceed its limit.")
+      "CPU, memory and ephemeral storage of each database container. Default: requests 100m /"
+          + " 256Mi, limits 500m / 1Gi; ephemeralStorage requests 256Mi, limits 2Gi (plus storage"
+          + " while bootstrap.fromBackup keeps the dump in the pod) unless given. A request may"
+          + " not exceed its limit.")
   // The cpu rule is on DatabaseResources; one rule per annotated element (fabric8's apt generator).
   @ValidationRule(
       value = DatabaseResources.MEMORY_REQUEST_WITHIN_LIMIT,
       fieldPath = ".requests.memory",
-      messageExpression =
-          "'requests.memory ' + string(self.requests.memory) + ' is above limits.memory '"
-              + " + string(self.limits.memory) + ': a pod cannot request more than its limit'",
+      messageExpression = DatabaseResources.MEMORY_MESSAGE,
       reason = "FieldValueInvalid")
   private DatabaseResources resources;
 
@@ -290,6 +290,16 @@ public class DatabaseSpec {
       reason = "FieldValueInvalid")
   public String getStorage() {
     return storage;
+  }
+
+  /** The resources; their rule here: ephemeral storage requested within its limit. */
+  @ValidationRule(
+      value = DatabaseResources.EPHEMERAL_REQUEST_WITHIN_LIMIT,
+      fieldPath = ".requests.ephemeralStorage",
+      messageExpression = DatabaseResources.EPHEMERAL_MESSAGE,
+      reason = "FieldValueInvalid")
+  public DatabaseResources getResources() {
+    return resources;
   }
 
   public DatabaseSpec(Engine engine, String version, String storage) {

@@ -1,5 +1,6 @@
 package dev.cellar.operator.dependent;
 
+import dev.cellar.api.v1.BackupSpec;
 import dev.cellar.api.v1.Database;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
@@ -74,6 +75,10 @@ public class BackupCronJobDependent extends OwnedChild<CronJob> {
         .withSchedule(db.getSpec().getBackup().getSchedule())
         .withSuspend(suspend)
         .withConcurrencyPolicy("Forbid")
+        .withStartingDeadlineSeconds(
+            Optional.ofNullable(db.getSpec().getBackup().getStartingDeadlineSeconds())
+                .orElse(BackupSpec.DEFAULT_STARTING_DEADLINE_SECONDS)
+                .longValue())
         .withSuccessfulJobsHistoryLimit(3)
         .withFailedJobsHistoryLimit(3)
         .withNewJobTemplate()

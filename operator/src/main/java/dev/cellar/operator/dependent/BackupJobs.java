@@ -10,7 +10,6 @@ import dev.cellar.operator.Topology;
 import dev.cellar.operator.engine.EngineProfile;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.batch.v1.JobSpec;
 import io.fabric8.kubernetes.api.model.batch.v1.JobSpecBuilder;
 import java.util.ArrayList;
@@ -30,6 +29,12 @@ public final class BackupJobs {
 
   /** Scratch space for the verification's throwaway server: as large as the database. */
   static final String SCRATCH_DIR = "/var/tmp/cellar";
+
+  /**
+   * The root filesystem is read-only: /tmp is an emptyDir of its own, where TMPDIR points, for what
+   * the tools write there (mktemp, curl, the throwaway server's temporary files).
+   */
+  static final String TMP_DIR = "/tmp";
 
   private BackupJobs() {}
 
@@ -59,6 +64,7 @@ public final class BackupJobs {
       env.add(value("BACKUP_CLAIM", topology.backupClaim()));
     }
     env.add(value("CELLAR_SCRATCH", SCRATCH_DIR));
+    env.add(value("TMPDIR", TMP_DIR));
     if (verify) {
       env.add(value("VERIFY_SCRIPT", profile.verifyScript()));
     }
@@ -74,20 +80,24 @@ public final class BackupJobs {
             .withImage(image)
             .withCommand("bash", "-c", EngineProfile.backupScript())
             .withEnv(env)
-            .withNewResources()
-            .addToRequests("cpu", new Quantity("100m"))
-            .addToRequests("memory", new Quantity("128Mi"))
-            // The verification runs a server of the engine next to the dump.
-            .addToLimits("memory", new Quantity(verify ? "1Gi" : "512Mi"))
-            .endResources()
-            .withSecurityContext(PodSecurity.container())
+            .withResources(ContainerResources.backup(db, verify, store.isPresent()))
+            .withSecurityContext(PodSecurity.readOnlyContainer())
             .addNewVolumeMount()
             .withName("scratch")
             .withMountPath(SCRATCH_DIR)
             .endVolumeMount()
+            .addNewVolumeMount()
+            .withName("tmp")
+            .withMountPath(TMP_DIR)
+            .endVolumeMount()
             .endContainer()
             .addNewVolume()
             .withName("scratch")
+            .withNewEmptyDir()
+            .endEmptyDir()
+            .endVolume()
+            .addNewVolume()
+            .withName("tmp")
             .withNewEmptyDir()
             .endEmptyDir()
             .endVolume();
@@ -107,6 +117,10 @@ public final class BackupJobs {
     }
     return new JobSpecBuilder()
         .withBackoffLimit(2)
+        .withActiveDeadlineSeconds(
+            Optional.ofNullable(backup.getActiveDeadlineSeconds())
+                .orElse(BackupSpec.DEFAULT_ACTIVE_DEADLINE_SECONDS)
+                .longValue())
         .withNewTemplate()
         .withNewMetadata()
         .withLabels(labels(db, trigger))

@@ -11,7 +11,6 @@ import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,6 +35,9 @@ public final class BootstrapRestore {
   static final String SOURCE_VOLUME = "cellar-restore-source";
   static final String SOURCE_DIR = "/cellar-restore-source";
   static final String PENDING = ".cellar-restore-pending";
+
+  /** /tmp of the restore step, whose root filesystem is read-only. */
+  static final String TMP_VOLUME = "cellar-restore-tmp";
 
   private BootstrapRestore() {}
 
@@ -67,17 +69,18 @@ public final class BootstrapRestore {
     env.add(value("INITIALISED_PATH", profile.initialisedPath(version)));
     env.add(value("RESTORE_DIR", RESTORE_DIR));
     env.add(value("RESTORE_SCRIPT", profile.restoreScript()));
+    env.add(value("TMPDIR", BackupJobs.TMP_DIR));
     ContainerBuilder init =
         new ContainerBuilder()
             .withName(CONTAINER)
             .withImage(image)
             .withCommand("bash", "-c", EngineProfile.restoreFetchScript())
-            .withSecurityContext(PodSecurity.container())
-            .withNewResources()
-            .addToRequests("cpu", new Quantity("100m"))
-            .addToRequests("memory", new Quantity("64Mi"))
-            .addToLimits("memory", new Quantity("256Mi"))
-            .endResources()
+            .withSecurityContext(PodSecurity.readOnlyContainer())
+            .withResources(ContainerResources.restore(db))
+            .addNewVolumeMount()
+            .withName(TMP_VOLUME)
+            .withMountPath(BackupJobs.TMP_DIR)
+            .endVolumeMount()
             .addNewVolumeMount()
             .withName(Topology.DATA_VOLUME)
             .withMountPath(dataDir)
@@ -108,6 +111,7 @@ public final class BootstrapRestore {
     }
     pod.addToInitContainers(init.withEnv(env).build());
     pod.addNewVolume().withName(RESTORE_VOLUME).withNewEmptyDir().endEmptyDir().endVolume();
+    pod.addNewVolume().withName(TMP_VOLUME).withNewEmptyDir().endEmptyDir().endVolume();
     pod.editFirstContainer()
         .addToVolumeMounts(
             new VolumeMountBuilder()

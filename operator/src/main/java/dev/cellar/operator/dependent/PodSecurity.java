@@ -23,11 +23,22 @@ final class PodSecurity {
   }
 
   static SecurityContext container() {
+    return builder().build();
+  }
+
+  /**
+   * A container whose root filesystem is read-only: it writes only into the volumes it mounts (the
+   * backup Jobs and the restore step, with an emptyDir at /tmp and their scratch).
+   */
+  static SecurityContext readOnlyContainer() {
+    return builder().withReadOnlyRootFilesystem(true).build();
+  }
+
+  private static SecurityContextBuilder builder() {
     return new SecurityContextBuilder()
         .withAllowPrivilegeEscalation(false)
         .withNewCapabilities()
         .withDrop("ALL")
-        .endCapabilities()
-        .build();
+        .endCapabilities();
   }
 }

@@ -16,7 +16,6 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
-import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
@@ -229,7 +228,10 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
             "CELLAR_REPLICATION_PASSWORD", secret, Credentials.REPLICATION_PASSWORD, true));
   }
 
-  /** spec.resources, or the defaults: requests 100m / 256Mi, limits 500m / 1Gi. */
+  /**
+   * spec.resources, or the defaults: requests 100m / 256Mi, limits 500m / 1Gi. Ephemeral storage,
+   * unless given: requests 256Mi, limits {@link ContainerResources#databaseEphemeralLimit}.
+   */
   static ResourceRequirements resources(Database db) {
     DatabaseResources wanted = db.getSpec().getResources();
     if (wanted == null || (wanted.getRequests() == null && wanted.getLimits() == null)) {
@@ -237,24 +239,34 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
           new DatabaseResources(
               new ComputeResources("100m", "256Mi"), new ComputeResources("500m", "1Gi"));
     }
-    return new ResourceRequirementsBuilder()
-        .withRequests(quantities(wanted.getRequests()))
-        .withLimits(quantities(wanted.getLimits()))
-        .build();
-  }
-
-  private static Quantity quantity(IntOrString value) {
-    return new Quantity(
-        value.getIntVal() != null ? value.getIntVal().toString() : value.getStrVal());
+    Map<String, Quantity> requests = quantities(wanted.getRequests());
+    Map<String, Quantity> limits = quantities(wanted.getLimits());
+    ResourceRequirements ephemeral =
+        ContainerResources.merge(
+            Map.of(
+                ContainerResources.EPHEMERAL_STORAGE,
+                ContainerResources.DATABASE_EPHEMERAL_REQUEST),
+            Map.of(
+                ContainerResources.EPHEMERAL_STORAGE,
+                ContainerResources.databaseEphemeralLimit(db)),
+            wanted);
+    requests.putAll(ephemeral.getRequests());
+    limits.putAll(ephemeral.getLimits());
+    return new ResourceRequirementsBuilder().withRequests(requests).withLimits(limits).build();
   }
 
   private static Map<String, Quantity> quantities(ComputeResources resources) {
     Map<String, Quantity> quantities = new TreeMap<>();
     if (resources != null && resources.getCpu() != null) {
-      quantities.put("cpu", quantity(resources.getCpu()));
+      quantities.put("cpu", ContainerResources.quantity(resources.getCpu()));
     }
     if (resources != null && resources.getMemory() != null) {
-      quantities.put("memory", quantity(resources.getMemory()));
+      quantities.put("memory", ContainerResources.quantity(resources.getMemory()));
+    }
+    if (resources != null && resources.getEphemeralStorage() != null) {
+      quantities.put(
+          ContainerResources.EPHEMERAL_STORAGE,
+          ContainerResources.quantity(resources.getEphemeralStorage()));
     }
     return quantities;
   }

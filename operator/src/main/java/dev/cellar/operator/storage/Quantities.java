@@ -16,6 +16,25 @@ public final class Quantities {
     return new Quantity(canonical(size));
   }
 
+  /** Canonical form of {@code mebibytes} Mi. */
+  public static Quantity mebibytes(long mebibytes) {
+    return new Quantity(canonical(mebibytes + "Mi"));
+  }
+
+  /** The size in Mi of a size matching {@code ^[0-9]+(Mi|Gi|Ti)$}. */
+  public static long inMebibytes(String size) {
+    String unit = size.substring(size.length() - 2);
+    long amount = Long.parseLong(size.substring(0, size.length() - 2));
+    int index = java.util.Arrays.asList(UNITS).indexOf(unit);
+    if (index < 0) {
+      throw new IllegalArgumentException("not a size in Mi, Gi or Ti: " + size);
+    }
+    for (int i = 0; i < index; i++) {
+      amount *= 1024;
+    }
+    return amount;
+  }
+
   static String canonical(String size) {
     String unit = size.substring(size.length() - 2);
     long amount = Long.parseLong(size.substring(0, size.length() - 2));

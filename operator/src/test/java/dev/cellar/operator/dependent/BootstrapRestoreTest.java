@@ -71,6 +71,32 @@ class BootstrapRestoreTest {
             });
     assertThat(env(database, "CELLAR_RESTORE_PENDING"))
         .isEqualTo("/var/lib/postgresql/data/.cellar-restore-pending");
+
+    // Hardened: read-only root, writes only into its volumes, bounded resources.
+    assertThat(init.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+    assertThat(init.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+    assertThat(init.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
+    assertThat(env(init, "TMPDIR")).isEqualTo("/tmp");
+    assertThat(init.getVolumeMounts())
+        .anySatisfy(
+            m -> {
+              assertThat(m.getMountPath()).isEqualTo("/tmp");
+              assertThat(m.getName()).isEqualTo(BootstrapRestore.TMP_VOLUME);
+            });
+    assertThat(pod.getVolumes())
+        .anySatisfy(
+            v -> {
+              assertThat(v.getName()).isEqualTo(BootstrapRestore.TMP_VOLUME);
+              assertThat(v.getEmptyDir()).isNotNull();
+            });
+    assertThat(init.getResources().getRequests())
+        .containsKeys("cpu", "memory", "ephemeral-storage");
+    assertThat(init.getResources().getLimits()).containsKeys("cpu", "memory", "ephemeral-storage");
+    // The dump stays in the pod's restore volume: room for the data (100Gi) plus 2Gi.
+    assertThat(init.getResources().getLimits().get("ephemeral-storage").toString())
+        .isEqualTo("102Gi");
+    assertThat(database.getResources().getLimits().get("ephemeral-storage").toString())
+        .isEqualTo("102Gi");
   }
 
   @Test

@@ -221,6 +221,122 @@ class DesiredStateTest {
   }
 
   @Test
+  void backupJobsAreBoundedReadOnlyAndRestricted() {
+    Database db = db(Engine.POSTGRESQL, "16");
+    CronJob cron = new BackupCronJobDependent().desired(db, "postgres:16", false);
+    assertThat(cron.getSpec().getStartingDeadlineSeconds()).isEqualTo(86400L);
+    assertThat(cron.getSpec().getJobTemplate().getSpec().getActiveDeadlineSeconds())
+        .isEqualTo(21600L);
+    PodSpec pod = cron.getSpec().getJobTemplate().getSpec().getTemplate().getSpec();
+    assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
+    assertThat(pod.getSecurityContext().getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
+    Container c = pod.getContainers().get(0);
+    assertThat(c.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+    assertThat(c.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+    assertThat(c.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
+    // The scripts write only into the scratch volume, /tmp (an emptyDir) and the backups volume.
+    assertThat(c.getVolumeMounts())
+        .extracting(m -> m.getMountPath())
+        .containsExactlyInAnyOrder("/var/tmp/cellar", "/tmp", "/backups");
+    assertThat(c.getEnv())
+        .anySatisfy(e -> assertThat(e.getName() + "=" + e.getValue()).isEqualTo("TMPDIR=/tmp"))
+        .anySatisfy(
+            e ->
+                assertThat(e.getName() + "=" + e.getValue())
+                    .isEqualTo("CELLAR_SCRATCH=/var/tmp/cellar"));
+    assertThat(c.getResources().getRequests())
+        .containsEntry("cpu", new io.fabric8.kubernetes.api.model.Quantity("100m"))
+        .containsEntry("memory", new io.fabric8.kubernetes.api.model.Quantity("128Mi"))
+        .containsEntry("ephemeral-storage", new io.fabric8.kubernetes.api.model.Quantity("256Mi"));
+    // Verification restores up to the data's size (100Gi) in the scratch volume: 1Gi + 2 x 100Gi.
+    assertThat(c.getResources().getLimits())
+        .containsEntry("cpu", new io.fabric8.kubernetes.api.model.Quantity("1"))
+        .containsEntry("memory", new io.fabric8.kubernetes.api.model.Quantity("1Gi"))
+        .containsEntry("ephemeral-storage", new io.fabric8.kubernetes.api.model.Quantity("201Gi"));
+  }
+
+  @Test
+  void backupResourcesAndDeadlinesFollowTheSpec() {
+    Database db = db(Engine.MYSQL, "8.4");
+    db.getSpec().getBackup().setStartingDeadlineSeconds(600);
+    db.getSpec().getBackup().setActiveDeadlineSeconds(3600);
+    db.getSpec()
+        .getBackup()
+        .setResources(
+            new dev.cellar.api.v1.DatabaseResources(
+                new dev.cellar.api.v1.ComputeResources(null, "2Gi", null),
+                new dev.cellar.api.v1.ComputeResources("2", "64Mi", "10Gi")));
+    CronJob cron = new BackupCronJobDependent().desired(db, "mysql:8.4", false);
+    assertThat(cron.getSpec().getStartingDeadlineSeconds()).isEqualTo(600L);
+    assertThat(cron.getSpec().getJobTemplate().getSpec().getActiveDeadlineSeconds())
+        .isEqualTo(3600L);
+    Container c =
+        cron.getSpec().getJobTemplate().getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(c.getResources().getLimits().get("cpu").toString()).isEqualTo("2");
+    assertThat(c.getResources().getLimits().get("ephemeral-storage").toString()).isEqualTo("10Gi");
+    assertThat(c.getResources().getRequests().get("cpu").toString()).isEqualTo("100m");
+    // A request above a limit is never rendered: the user's memory request (2Gi) raises no
+    // limit they set (64Mi) -- the API server refuses that spec -- but a default request above a
+    // lowered limit follows it.
+    db.getSpec()
+        .getBackup()
+        .setResources(
+            new dev.cellar.api.v1.DatabaseResources(
+                null, new dev.cellar.api.v1.ComputeResources(null, "64Mi", "100Mi")));
+    c =
+        new BackupCronJobDependent()
+            .desired(db, "mysql:8.4", false)
+            .getSpec()
+            .getJobTemplate()
+            .getSpec()
+            .getTemplate()
+            .getSpec()
+            .getContainers()
+            .get(0);
+    assertThat(c.getResources().getRequests().get("memory").toString()).isEqualTo("64Mi");
+    assertThat(c.getResources().getRequests().get("ephemeral-storage").toString())
+        .isEqualTo("100Mi");
+    // A request above a default limit raises that limit.
+    db.getSpec()
+        .getBackup()
+        .setResources(
+            new dev.cellar.api.v1.DatabaseResources(
+                new dev.cellar.api.v1.ComputeResources("3", null, null), null));
+    c =
+        new BackupCronJobDependent()
+            .desired(db, "mysql:8.4", false)
+            .getSpec()
+            .getJobTemplate()
+            .getSpec()
+            .getTemplate()
+            .getSpec()
+            .getContainers()
+            .get(0);
+    assertThat(c.getResources().getLimits().get("cpu").toString()).isEqualTo("3");
+  }
+
+  @Test
+  void theDatabaseContainerHasEphemeralStorageRequestsAndLimits() {
+    Database db = db(Engine.POSTGRESQL, "16");
+    Container c =
+        statefulSet(db, Optional.empty()).getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(c.getResources().getRequests().get("ephemeral-storage").toString())
+        .isEqualTo("256Mi");
+    assertThat(c.getResources().getLimits().get("ephemeral-storage").toString()).isEqualTo("2Gi");
+    db.getSpec()
+        .setResources(
+            new dev.cellar.api.v1.DatabaseResources(
+                new dev.cellar.api.v1.ComputeResources("1", "1Gi"),
+                new dev.cellar.api.v1.ComputeResources("2", "2Gi", "128Mi")));
+    c = statefulSet(db, Optional.empty()).getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(c.getResources().getLimits().get("ephemeral-storage").toString()).isEqualTo("128Mi");
+    assertThat(c.getResources().getRequests().get("ephemeral-storage").toString())
+        .as("the default request follows a lower limit")
+        .isEqualTo("128Mi");
+    assertThat(c.getResources().getRequests().get("cpu").toString()).isEqualTo("1");
+  }
+
+  @Test
   void backupsToABucketReadTheKeysFromTheSecretOnlyAndMountNoVolume() {
     Database db = db(Engine.POSTGRESQL, "16");
     db.getSpec()
@@ -243,7 +359,10 @@ class DesiredStateTest {
                   .isEqualTo("AWS_SECRET_ACCESS_KEY");
             })
         .noneSatisfy(e -> assertThat(e.getName()).isIn("VERIFY_SCRIPT", "BACKUP_DIR"));
-    assertThat(pod.getVolumes()).extracting(v -> v.getName()).containsExactly("scratch");
+    assertThat(pod.getVolumes()).extracting(v -> v.getName()).containsExactly("scratch", "tmp");
+    // Without verification the bucket's dump still passes through the scratch volume.
+    assertThat(c.getResources().getLimits().get("ephemeral-storage").toString()).isEqualTo("201Gi");
+    assertThat(c.getResources().getLimits().get("memory").toString()).isEqualTo("512Mi");
     assertThat(cron.getSpec().getJobTemplate().getMetadata().getLabels())
         .containsEntry("cellar.dev/backup-trigger", "scheduled");
   }
