@@ -10,6 +10,7 @@ import dev.cellar.operator.dependent.BackupPvcDependent;
 import dev.cellar.operator.dependent.ConfigMapDependent;
 import dev.cellar.operator.dependent.CredentialsSecretDependent;
 import dev.cellar.operator.dependent.HeadlessServiceDependent;
+import dev.cellar.operator.dependent.NetworkPolicyDependent;
 import dev.cellar.operator.dependent.PodDisruptionBudgetDependent;
 import dev.cellar.operator.dependent.Preconditions;
 import dev.cellar.operator.dependent.PrimaryServiceDependent;
@@ -81,6 +82,10 @@ import org.slf4j.LoggerFactory;
           name = "pdb",
           type = PodDisruptionBudgetDependent.class,
           reconcilePrecondition = Preconditions.Replicated.class),
+      @Dependent(
+          name = "networkpolicy",
+          type = NetworkPolicyDependent.class,
+          reconcilePrecondition = Preconditions.NetworkPolicyEnabled.class),
       @Dependent(
           name = "backups-pvc",
           type = BackupPvcDependent.class,

@@ -72,6 +72,11 @@ public record Topology(Database db) {
     return name();
   }
 
+  /** The NetworkPolicy on the database pods (spec.networkPolicy). */
+  public String networkPolicy() {
+    return name();
+  }
+
   public String backupClaim() {
     return name() + "-backups";
   }

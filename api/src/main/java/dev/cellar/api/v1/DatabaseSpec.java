@@ -220,6 +220,14 @@ public class DatabaseSpec {
   private DatabaseResources resources;
 
   @JsonPropertyDescription(
+      "Network isolation of the database port: a NetworkPolicy <name> admitting the Database's"
+          + " own pods (replication), its backup Jobs, its namespace's pods and the clients named"
+          + " here. On by default; enforced where the cluster's network plugin enforces"
+          + " NetworkPolicies.")
+  @Default("{}")
+  private NetworkPolicySpec networkPolicy = new NetworkPolicySpec();
+
+  @JsonPropertyDescription(
       "Container image, for mirrors and air-gapped registries. Default: the engine's official image"
           + " at version (postgres:<version>, mysql:<version>, mariadb:<version>). A reference"
           + " [registry[:port]/]path[:tag][@digest], path in lower case.")

@@ -76,6 +76,7 @@ class DatabaseFuzzIT {
           "services",
           "statefulsets",
           "poddisruptionbudgets",
+          "networkpolicies",
           "persistentvolumeclaims",
           "cronjobs",
           "pods",

@@ -24,6 +24,16 @@ public final class Preconditions {
     }
   }
 
+  /** spec.networkPolicy.enabled (default true): the NetworkPolicy is wanted. */
+  public static final class NetworkPolicyEnabled implements Condition<HasMetadata, Database> {
+    @Override
+    public boolean isMet(
+        DependentResource<HasMetadata, Database> dependent, Database db, Context<Database> ctx) {
+      return db.getSpec().getNetworkPolicy() == null
+          || !Boolean.FALSE.equals(db.getSpec().getNetworkPolicy().getEnabled());
+    }
+  }
+
   /** More than one pod: the read-only Service and the PodDisruptionBudget are wanted. */
   public static final class Replicated implements Condition<HasMetadata, Database> {
     @Override

@@ -144,6 +144,7 @@ class DeployManifestsTest {
           {"", "persistentvolumeclaims"},
           {"apps", "statefulsets"},
           {"policy", "poddisruptionbudgets"},
+          {"networking.k8s.io", "networkpolicies"},
           {"batch", "cronjobs"}
         }) {
       assertThat(grants(rules, child[0], child[1], "create")).as(child[1]).isTrue();
