@@ -120,7 +120,92 @@ class DatabaseCrdIT {
         .doesNotContainKey("image");
     assertThat(spec.get("backup"))
         .isEqualTo(
-            Map.of("schedule", "0 2 * * *", "retention", 7, "storage", "10Gi", "verify", true));
+            Map.of(
+                "schedule",
+                "0 2 * * *",
+                "retention",
+                7,
+                "storage",
+                "10Gi",
+                "verify",
+                true,
+                "startingDeadlineSeconds",
+                86400,
+                "activeDeadlineSeconds",
+                21600));
+    assertThat(spec.get("networkPolicy"))
+        .isEqualTo(Map.of("enabled", true, "allowSameNamespace", true));
+  }
+
+  @Test
+  void backupResourcesAndDeadlinesAreChecked() {
+    assertThat(
+            spec(
+                create(
+                    MINIMAL
+                        + "backup: {startingDeadlineSeconds: 600, activeDeadlineSeconds: 3600,"
+                        + " resources: {requests: {cpu: 200m, memory: 256Mi, ephemeralStorage: 1Gi},"
+                        + " limits: {cpu: 2, memory: 2Gi, ephemeralStorage: 50Gi}}}\n")))
+        .containsKey("backup");
+    assertRejected(
+        MINIMAL
+            + "backup: {resources: {requests: {ephemeralStorage: 2Gi}, limits: {ephemeralStorage: 1Gi}}}\n",
+        "spec.backup.resources.requests.ephemeralStorage",
+        "requests.ephemeralStorage 2Gi is above limits.ephemeralStorage 1Gi");
+    assertRejected(
+        MINIMAL + "backup: {resources: {requests: {memory: 2Gi}, limits: {memory: 1Gi}}}\n",
+        "spec.backup.resources.requests.memory",
+        "requests.memory 2Gi is above limits.memory 1Gi");
+    assertRejected(
+        MINIMAL + "backup: {resources: {requests: {cpu: 2}, limits: {cpu: 1}}}\n",
+        "spec.backup.resources.requests.cpu",
+        "requests.cpu 2 is above limits.cpu 1");
+    assertRejected(
+        MINIMAL + "backup: {resources: {limits: {ephemeralStorage: lots}}}\n",
+        "spec.backup.resources.limits.ephemeralStorage");
+    assertRejected(
+        MINIMAL
+            + "resources: {requests: {ephemeralStorage: 3Gi}, limits: {ephemeralStorage: 1Gi}}\n",
+        "spec.resources.requests.ephemeralStorage",
+        "requests.ephemeralStorage 3Gi is above limits.ephemeralStorage 1Gi");
+    assertRejected(
+        MINIMAL + "backup: {startingDeadlineSeconds: 5}\n", "spec.backup.startingDeadlineSeconds");
+    assertRejected(
+        MINIMAL + "backup: {activeDeadlineSeconds: 10}\n", "spec.backup.activeDeadlineSeconds");
+  }
+
+  @Test
+  void networkPolicyClientsAreChecked() {
+    assertThat(
+            spec(
+                create(
+                    MINIMAL
+                        + "networkPolicy:\n"
+                        + "  allowSameNamespace: false\n"
+                        + "  clients:\n"
+                        + "  - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: shop}}\n"
+                        + "    podSelector: {matchLabels: {app: api}}\n"
+                        + "  - podSelector: {matchExpressions: [{key: tier, operator: In, values: [web]},"
+                        + " {key: legacy, operator: DoesNotExist}]}\n"
+                        + "  - namespaceSelector: {}\n")))
+        .containsKey("networkPolicy");
+    assertRejected(
+        MINIMAL + "networkPolicy: {clients: [{}]}\n",
+        "spec.networkPolicy.clients[0]",
+        "networkPolicy.clients: each client needs a namespaceSelector, a podSelector or both");
+    assertRejected(
+        MINIMAL
+            + "networkPolicy: {clients: [{podSelector: {matchExpressions: [{key: tier, operator: In}]}}]}\n",
+        "spec.networkPolicy.clients[0].podSelector.matchExpressions[0]",
+        "matchExpressions: operator In needs values");
+    assertRejected(
+        MINIMAL
+            + "networkPolicy: {clients: [{podSelector: {matchExpressions: [{key: tier, operator: Exists, values: [a]}]}}]}\n",
+        "matchExpressions: operator Exists takes no values");
+    assertRejected(
+        MINIMAL
+            + "networkPolicy: {clients: [{podSelector: {matchExpressions: [{key: tier, operator: Near}]}}]}\n",
+        "spec.networkPolicy.clients[0].podSelector.matchExpressions[0].operator");
   }
 
   @Test
