@@ -18,16 +18,19 @@ import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * spec.networkPolicy: the NetworkPolicy {@code <name>} on the database pods. Ingress to them is the
- * database port only, from: the Database's own pods (replication, rewind, cloning), its backup Jobs
- * (dumps), every pod of its namespace unless allowSameNamespace is false, and the clients the spec
- * names. The operator needs no rule: it reaches the servers only through pods/exec, which the
- * kubelet runs inside the pod, not over the pod network. Egress is left open.
+ * spec.networkPolicy: the NetworkPolicy {@code <name>} on the database pods and the backup Jobs'
+ * pods. Ingress to them is the database port only, from: the Database's own pods (replication,
+ * rewind, cloning), its backup Jobs (dumps), every pod of its namespace unless allowSameNamespace
+ * is false, and the clients the spec names. The operator needs no rule: it reaches the servers only
+ * through pods/exec, which the kubelet runs inside the pod, not over the pod network. Egress is
+ * left open.
  */
 @KubernetesDependent(informer = @Informer(labelSelector = Keys.MANAGED_SELECTOR))
 public class NetworkPolicyDependent extends OwnedChild<NetworkPolicy> {
@@ -61,9 +64,7 @@ public class NetworkPolicyDependent extends OwnedChild<NetworkPolicy> {
     return new NetworkPolicyBuilder()
         .withMetadata(new NetworkPolicyDependent().metadata(db, Keys.Component.DATABASE))
         .withNewSpec()
-        .withNewPodSelector()
-        .withMatchLabels(Keys.selector(db, Keys.Component.DATABASE))
-        .endPodSelector()
+        .withPodSelector(guarded(db))
         .withPolicyTypes("Ingress")
         .addNewIngress()
         .withFrom(from)
@@ -76,7 +77,24 @@ public class NetworkPolicyDependent extends OwnedChild<NetworkPolicy> {
         .build();
   }
 
-  private static NetworkPolicyPeer pods(java.util.Map<String, String> labels) {
+  /**
+   * The pods the policy guards: the database pods and the backup Jobs' pods (which listen on
+   * nothing: their throwaway server has no TCP port), so no pod of the Database is left open.
+   */
+  static LabelSelector guarded(Database db) {
+    Map<String, String> labels = new LinkedHashMap<>(Keys.selector(db, Keys.Component.DATABASE));
+    labels.remove(Keys.COMPONENT);
+    return new LabelSelectorBuilder()
+        .withMatchLabels(labels)
+        .addNewMatchExpression()
+        .withKey(Keys.COMPONENT)
+        .withOperator("In")
+        .withValues(Keys.Component.DATABASE.value(), Keys.Component.BACKUP.value())
+        .endMatchExpression()
+        .build();
+  }
+
+  private static NetworkPolicyPeer pods(Map<String, String> labels) {
     return new NetworkPolicyPeerBuilder()
         .withNewPodSelector()
         .withMatchLabels(labels)

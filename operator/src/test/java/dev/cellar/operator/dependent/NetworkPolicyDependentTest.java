@@ -28,7 +28,16 @@ class NetworkPolicyDependentTest {
         .containsEntry("app.kubernetes.io/instance", "orders-db");
     assertThat(np.getSpec().getPodSelector().getMatchLabels())
         .containsEntry("app.kubernetes.io/instance", "orders-db")
-        .containsEntry("app.kubernetes.io/component", "database");
+        .containsEntry("app.kubernetes.io/name", "postgresql")
+        .doesNotContainKey("app.kubernetes.io/component");
+    assertThat(np.getSpec().getPodSelector().getMatchExpressions())
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.getKey()).isEqualTo("app.kubernetes.io/component");
+              assertThat(e.getOperator()).isEqualTo("In");
+              assertThat(e.getValues()).containsExactly("database", "backup");
+            });
     assertThat(np.getSpec().getPolicyTypes()).containsExactly("Ingress");
     assertThat(np.getSpec().getEgress()).isEmpty();
     NetworkPolicyIngressRule rule = np.getSpec().getIngress().get(0);
