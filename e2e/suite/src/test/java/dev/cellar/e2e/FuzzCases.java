@@ -333,6 +333,33 @@ final class FuzzCases {
         Tuple.of(1, Arbitraries.just("8Ti")));
   }
 
+  /**
+   * spec.networkPolicy: off, on with the namespace shut, and clients by namespace, by pod labels
+   * and by expressions (the policy must converge and then cost no writes, like every child).
+   */
+  static Arbitrary<Map<String, Object>> networkPolicies() {
+    Map<String, Object> byNamespace =
+        Map.of(
+            "namespaceSelector",
+            Map.of("matchLabels", Map.of("kubernetes.io/metadata.name", "shop")),
+            "podSelector",
+            Map.of("matchLabels", Map.of("app", "api")));
+    Map<String, Object> byExpression =
+        Map.of(
+            "podSelector",
+            Map.of(
+                "matchExpressions",
+                List.of(
+                    Map.of("key", "tier", "operator", "In", "values", List.of("web", "jobs")),
+                    Map.of("key", "legacy", "operator", "DoesNotExist"))));
+    Map<String, Object> everyNamespace = Map.of("namespaceSelector", Map.of());
+    return Arbitraries.of(
+        Map.of("enabled", false),
+        Map.of("allowSameNamespace", false),
+        Map.of("clients", List.of(byNamespace)),
+        Map.of("allowSameNamespace", false, "clients", List.of(byExpression, everyNamespace)));
+  }
+
   static Arbitrary<Map<String, Object>> resources() {
     return Combinators.combine(
             cpus().injectNull(0.4),
@@ -402,9 +429,15 @@ final class FuzzCases {
                                     backups().injectNull(0.3),
                                     resources().injectNull(0.4),
                                     images(engine, version).injectNull(0.6),
-                                    Arbitraries.of("Retain", "Delete").injectNull(0.3))
+                                    Arbitraries.of("Retain", "Delete").injectNull(0.3),
+                                    networkPolicies().injectNull(0.5))
                                 .as(
-                                    (first, backup, resources, image, deletionPolicy) -> {
+                                    (first,
+                                        backup,
+                                        resources,
+                                        image,
+                                        deletionPolicy,
+                                        networkPolicy) -> {
                                       Map<String, Object> spec = new LinkedHashMap<>();
                                       spec.put("engine", engine);
                                       spec.put("version", version);
@@ -416,6 +449,7 @@ final class FuzzCases {
                                       putIfPresent(spec, "resources", resources);
                                       putIfPresent(spec, "image", image);
                                       putIfPresent(spec, "deletionPolicy", deletionPolicy);
+                                      putIfPresent(spec, "networkPolicy", networkPolicy);
                                       return spec;
                                     })));
   }

@@ -31,9 +31,9 @@ import java.util.function.UnaryOperator;
  * <ul>
  *   <li>{@code metadata.managedFields} (about 45 % of a pod, StatefulSet or Service as the API
  *       server sends them) go, except on the kinds matched by server-side apply (StatefulSet, PVC,
- *       CronJob, PodDisruptionBudget), where JOSDK's SSA matcher needs the {@code Apply} entries
- *       (Cellar's own); the other managers' entries go there too, and identical Apply field sets
- *       (the same for every StatefulSet of an engine) are kept once.
+ *       CronJob, PodDisruptionBudget, NetworkPolicy), where JOSDK's SSA matcher needs the {@code
+ *       Apply} entries (Cellar's own); the other managers' entries go there too, and identical
+ *       Apply field sets (the same for every StatefulSet of an engine) are kept once.
  *   <li>ConfigMaps keep their metadata and, in place of their files (about 22 KB of engine scripts
  *       each), the SHA-256 of the files under {@link #DATA_HASH}, a key no ConfigMap on a server
  *       can have (keys may not contain a slash). {@code ConfigMapDependent} compares that hash with
