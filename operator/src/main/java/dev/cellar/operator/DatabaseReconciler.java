@@ -179,6 +179,16 @@ public class DatabaseReconciler implements Reconciler<Database> {
     // 8. The status from what the children report, written only when it changed.
     Optional<Duration> recheck =
         StatusWriter.write(db, context, resize, Optional.empty(), failover.note());
+    // 9. The status just written may be the first Ready: the primary loses its bootstrap
+    //    annotation now, not with whichever event comes next (maybe none; an idle Database gets
+    //    no more events).
+    if (PodRoles.mayBootstrap(db)) {
+      context
+          .getPrimaryCache()
+          .get(ResourceID.fromResource(db))
+          .filter(written -> !PodRoles.mayBootstrap(written))
+          .ifPresent(written -> PodRoles.label(written, context));
+    }
     if (resize.resizing()) {
       recheck = Optional.of(StorageResize.POLL);
     }
