@@ -836,6 +836,102 @@ class RealNodeIT {
                 .strip())
         .as("the row on the primary after its pod came back")
         .isEqualTo("real");
+
+    rotation(ns, engine, db);
+  }
+
+  /**
+   * A password rotation (issue #18): the application's and the replication account's passwords
+   * changed in the credentials Secret are applied in the running servers. The old password is
+   * refused, the new one writes, the replica receives the row (it streams with the new replication
+   * password), and no pod was replaced.
+   */
+  void rotation(String ns, Engine engine, String db) {
+    String uids = podUids(ns, "orders");
+    String old = secretValue(ns, "orders-credentials", "password");
+    // The old password reaches the client through a Secret of its own, never a command line.
+    ok(
+        "create",
+        "secret",
+        "generic",
+        "-n",
+        ns,
+        "old-credentials",
+        "--from-literal=password=" + old);
+    long start = System.nanoTime();
+    ok(
+        "patch",
+        "secret",
+        "-n",
+        ns,
+        "orders-credentials",
+        "--type=merge",
+        "-p",
+        "{\"stringData\":{\"password\":\"rotated-app-1\",\"replication-password\":\"rotated-repl-1\"}}");
+    await("the new passwords applied")
+        .atMost(Duration.ofMinutes(2))
+        .pollInterval(Duration.ofMillis(500))
+        .until(
+            () ->
+                !kubectl(
+                        "get",
+                        "db",
+                        "-n",
+                        ns,
+                        "orders",
+                        "-o",
+                        "jsonpath={.status.credentials.lastRotationTime}")
+                    .stdout()
+                    .isBlank());
+    timings.add(
+        engine.name + ": passwords applied " + seconds(start) + " s after the Secret changed");
+    boolean pg = engine.name.equals("postgresql");
+    String asApp =
+        pg
+            ? "PGUSER=$DB_USER psql -h %s -d \"$DB_NAME\" -tA -v ON_ERROR_STOP=1 -c \"%s\""
+            : "mariadb -h %s -u \"$DB_USER\" -N -B \"$DB_NAME\" -e \"%s\"";
+    String password = pg ? "PGPASSWORD" : "MYSQL_PWD";
+    String script =
+        String.join(
+            "\n",
+            "if "
+                + password
+                + "=$OLD_PASSWORD "
+                + asApp.formatted("orders", "SELECT 1")
+                + " >/tmp/old.log 2>&1; then echo 'the old password still works'; exit 1; fi",
+            "cat /tmp/old.log",
+            "export " + password + "=$DB_PASSWORD",
+            asApp.formatted("orders", "INSERT INTO items VALUES (2, 'rotated')"),
+            "for i in $(seq 1 60); do",
+            "  v=$("
+                + asApp.formatted("orders-ro", "SELECT v FROM items WHERE id = 2")
+                + " 2>/dev/null || true)",
+            "  [ \"$v\" = rotated ] && { echo \"replica: $v\"; exit 0; }",
+            "  sleep 1",
+            "done",
+            "echo 'the replica did not receive the row'; exit 1");
+    startClient(ns, engine, "orders", "rotation", script);
+    String out = awaitClient(ns, "rotation", Duration.ofMinutes(3));
+    assertThat(out)
+        .as("the old password refused, the new one writes, the replica has the row")
+        .containsPattern(pg ? "password authentication failed" : "Access denied")
+        .contains("replica: rotated");
+    assertThat(podUids(ns, "orders")).as("no pod replaced").isEqualTo(uids);
+    assertThat(phase(ns, "orders")).isEqualTo("Ready");
+  }
+
+  static String podUids(String ns, String instance) {
+    return kubectl(
+            "get",
+            "pods",
+            "-n",
+            ns,
+            "-l",
+            "app.kubernetes.io/instance=" + instance,
+            "-o",
+            "jsonpath={range .items[*]}{.metadata.name}={.metadata.uid} {end}")
+        .stdout()
+        .strip();
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -978,7 +1074,9 @@ class RealNodeIT {
                 env("DB_USER", secret, "username"),
                 env("DB_PASSWORD", secret, "password"),
                 env("DB_NAME", secret, "database"),
-                env("DB_ROOT_PASSWORD", secret, "root-password"))
+                env("DB_ROOT_PASSWORD", secret, "root-password"),
+                // A password from before a rotation (RealNodeIT#rotation), when there is one.
+                env("OLD_PASSWORD", "old-credentials", "password"))
             + "\n");
   }
 
