@@ -50,6 +50,10 @@ case "${1:-}" in
   promote)
     if [ "$(sql 'SELECT pg_is_in_recovery()')" = t ]; then
       [ "$(sql 'SELECT pg_promote(true, 50)')" = t ] || cellar_die "pg_promote did not finish within 50 s"
+      # The control file names the new timeline only after a checkpoint: until then pg_rewind,
+      # run by the former primary as it rejoins, finds "no rewind required" and the former
+      # primary, its WAL past the fork, can never stream (the pg_rewind manual says as much).
+      sql "CHECKPOINT" >/dev/null
     fi
     sql "ALTER SYSTEM RESET default_transaction_read_only" >/dev/null
     sql "SELECT pg_reload_conf()" >/dev/null
