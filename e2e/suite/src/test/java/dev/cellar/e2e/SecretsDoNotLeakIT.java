@@ -39,6 +39,9 @@ class SecretsDoNotLeakIT {
   /** The password of the user's own Secret, as unlikely to appear by chance as a generated one. */
   static final String USER_PASSWORD = "byo-Pa55word-7fQ2kLx9Vw";
 
+  /** The password a rotation sets. */
+  static final String ROTATED_PASSWORD = "rotated-Pa55word-Qm4zT8rYcN";
+
   @BeforeAll
   static void install() {
     cellar = Cellar.install("secrets-do-not-leak");
@@ -134,6 +137,30 @@ class SecretsDoNotLeakIT {
     for (String db : List.of("leak-pg", "leak-my", "leak-maria")) {
       passwords.addAll(passwords(db + "-credentials"));
     }
+    // A rotation: the new password goes to the servers through pods/exec (on stdin); on kwok no
+    // server answers, so it ends in CredentialsNotApplied with the error, a path that must not
+    // carry the password either.
+    String before = ok("get", "db", "leak-pg", "-o", "jsonpath={.status.credentials}");
+    ok(
+        "patch",
+        "secret",
+        "leak-pg-credentials",
+        "--type=merge",
+        "-p",
+        "{\"stringData\":{\"password\":\"" + ROTATED_PASSWORD + "\"}}");
+    await("the rotation is tried")
+        .atMost(Duration.ofSeconds(120))
+        .until(
+            () ->
+                !ok("get", "db", "leak-pg", "-o", "jsonpath={.status.credentials}").equals(before)
+                    || ok(
+                            "get",
+                            "db",
+                            "leak-pg",
+                            "-o",
+                            "jsonpath={.status.conditions[?(@.type==\"Degraded\")].reason}")
+                        .equals("CredentialsNotApplied"));
+    passwords.add(ROTATED_PASSWORD);
     assertThat(passwords)
         .as("the generated passwords: each engine has an application and a replication one")
         .hasSizeGreaterThanOrEqualTo(6)
