@@ -582,7 +582,10 @@ class DatabaseFuzzIT {
         .toString();
   }
 
-  /** Nodes for the fuzz: 1000 cores, 4 TiB and 250 pods each, so only oversized pods stay out. */
+  /**
+   * Nodes for the fuzz: 1000 cores, 4 TiB, 100 TiB of ephemeral storage and 250 pods each, so only
+   * oversized pods stay out.
+   */
   static List<String> addNodes(KubernetesClient client) {
     Node template = client.nodes().withName("kwok-node-0").get();
     List<String> names = new ArrayList<>();
@@ -598,6 +601,8 @@ class DatabaseFuzzIT {
           Map.of(
               "cpu", new Quantity(FuzzCases.NODE_CPU.toPlainString()),
               "memory", new Quantity("4Ti"),
+              // Every container Cellar runs requests ephemeral storage (issue #22).
+              "ephemeral-storage", new Quantity("100Ti"),
               "pods", new Quantity("250"));
       client
           .nodes()
