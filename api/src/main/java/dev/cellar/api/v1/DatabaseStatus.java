@@ -51,6 +51,12 @@ public class DatabaseStatus {
   @PrinterColumn(name = "PRIMARY", priority = 1)
   private String currentPrimary;
 
+  @JsonPropertyDescription(
+      "When the primary first accepted connections (RFC 3339). From then on an empty data volume"
+          + " under the primary means lost data, which a replica replaces; before, it is a new"
+          + " database to initialise.")
+  private String firstAvailableTime;
+
   @JsonPropertyDescription("Each database pod: its role (primary or replica) and readiness.")
   private List<InstanceStatus> instances;
 

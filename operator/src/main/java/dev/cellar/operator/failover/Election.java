@@ -2,6 +2,7 @@ package dev.cellar.operator.failover;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -62,15 +63,15 @@ public final class Election {
       return new Decision.Keep("primary " + s.primary() + " is available");
     }
     Instant since = s.unavailableSince().orElse(now);
-    long down = Math.max(0, Duration.between(since, now).toSeconds());
-    String why = "primary " + s.primary() + " unavailable for " + down + " s";
+    // Instants, not "for N s": a message that ticks would be a status write at every look.
+    String why = "primary " + s.primary() + " unavailable since " + seconds(since);
     if (!s.enabled()) {
       return new Decision.Keep(why + "; spec.failover.enabled is false");
     }
     Instant due = since.plus(s.delay());
     if (now.isBefore(due)) {
       return new Decision.WaitUntil(
-          due, why + "; failover in " + secondsUntil(now, due) + " s (spec.failover.delaySeconds)");
+          due, why + "; failover at " + seconds(due) + " (spec.failover.delaySeconds)");
     }
     List<Member> candidates =
         s.members().stream()
@@ -99,7 +100,7 @@ public final class Election {
                 .thenComparing(Comparator.comparingInt(Member::ordinal).reversed()));
   }
 
-  private static long secondsUntil(Instant now, Instant due) {
-    return Math.max(1, (Duration.between(now, due).toMillis() + 999) / 1000);
+  private static String seconds(Instant t) {
+    return t.truncatedTo(ChronoUnit.SECONDS).toString();
   }
 }

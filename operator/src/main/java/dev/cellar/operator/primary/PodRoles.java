@@ -1,9 +1,9 @@
 package dev.cellar.operator.primary;
 
 import dev.cellar.api.v1.Database;
-import dev.cellar.api.v1.Phase;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
+import dev.cellar.operator.status.StatusFactory;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -46,8 +46,7 @@ public final class PodRoles {
    * take over instead (a fresh empty primary would replicate the loss to every replica).
    */
   public static boolean mayBootstrap(Database db) {
-    Phase phase = Optional.ofNullable(db.getStatus()).map(s -> s.getPhase()).orElse(null);
-    return phase == null || phase == Phase.Provisioning || phase == Phase.Failed;
+    return !StatusFactory.everAvailable(db.getStatus());
   }
 
   /** The merge patch that gives {@code pod} its role, or null when it has it already. */

@@ -19,6 +19,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
@@ -66,10 +67,7 @@ public final class StatusFactory {
           sts.map(StatefulSet::getStatus).map(StatefulSetStatus::getReadyReplicas).orElse(0),
           sts.map(s -> StatusFactory.rolledOut(s, desired)).orElse(false),
           observed.pod(Topology.of(db).primaryPod()).map(StatusFactory::podReady).orElse(false),
-          // Failed is only ever reached by a Database that never ran (see phase()).
-          previous.getPhase() != null
-              && previous.getPhase() != Phase.Provisioning
-              && previous.getPhase() != Phase.Failed,
+          everAvailable(previous),
           sts.flatMap(Topology::runningVersion),
           PodTrouble.of(observed.pods()).filter(t -> t.counts(now)));
     }
@@ -132,6 +130,12 @@ public final class StatusFactory {
     status.setReplicas(db.getSpec().getReplicas());
     status.setReadyReplicas(f.ready());
     status.setCurrentPrimary(f.topology().primaryPod());
+    status.setFirstAvailableTime(
+        f.previous().getFirstAvailableTime() != null
+            ? f.previous().getFirstAvailableTime()
+            : f.primaryReady() || everAvailable(f.previous())
+                ? now.truncatedTo(ChronoUnit.SECONDS).toString()
+                : null);
     status.setInstances(instances(f));
     status.setEndpoint(f.topology().endpoint());
     status.setReadOnlyEndpoint(
@@ -447,6 +451,23 @@ public final class StatusFactory {
         true,
         Reason.SCHEDULED,
         "CronJob " + f.topology().backupCronJob() + " runs on schedule '" + schedule + "'");
+  }
+
+  /**
+   * Whether the Database's primary has ever accepted connections: recorded in {@code
+   * firstAvailableTime}, and for a status written before that field existed, a phase that only a
+   * running Database reaches. A phase alone cannot tell: a Database that never ran is Degraded when
+   * its pods cannot be scheduled.
+   */
+  public static boolean everAvailable(DatabaseStatus status) {
+    if (status == null) {
+      return false;
+    }
+    if (status.getFirstAvailableTime() != null) {
+      return true;
+    }
+    Phase phase = status.getPhase();
+    return phase == Phase.Ready || phase == Phase.Updating || phase == Phase.Hibernated;
   }
 
   /** Reasons that nothing but the user mends: a Database that never ran with one has Failed. */

@@ -7,6 +7,7 @@ import dev.cellar.operator.failover.Election.Member;
 import dev.cellar.operator.failover.Election.Situation;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -61,7 +62,13 @@ class ElectionTest {
     Decision d = Election.assess(down(2, THREE), NOW);
     assertThat(d).isInstanceOf(Decision.WaitUntil.class);
     assertThat(((Decision.WaitUntil) d).at()).isEqualTo(NOW.plusSeconds(3));
-    assertThat(((Decision.WaitUntil) d).why()).contains("unavailable for 2 s", "failover in 3 s");
+    assertThat(((Decision.WaitUntil) d).why())
+        .contains(
+            "unavailable since " + NOW.minusSeconds(2).truncatedTo(ChronoUnit.SECONDS),
+            "failover at " + NOW.plusSeconds(3).truncatedTo(ChronoUnit.SECONDS));
+    // The same words a moment later: a look that finds nothing new writes nothing.
+    assertThat(((Decision.WaitUntil) Election.assess(down(2, THREE), NOW.plusSeconds(1))).why())
+        .isEqualTo(((Decision.WaitUntil) d).why());
   }
 
   @Test

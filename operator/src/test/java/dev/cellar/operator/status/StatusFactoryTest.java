@@ -124,6 +124,36 @@ class StatusFactoryTest {
   }
 
   @Test
+  void theFirstTimeThePrimaryAcceptsConnectionsIsKeptForGood() {
+    Database db = db("16", 1);
+    // Degraded before it ever ran (its pod could not be scheduled): still a new database, which
+    // its primary may initialise, and which has nothing to fail over from.
+    DatabaseStatus degraded = new DatabaseStatus();
+    degraded.setPhase(Phase.Degraded);
+    db.setStatus(degraded);
+    assertThat(StatusFactory.everAvailable(db.getStatus())).isFalse();
+    assertThat(dev.cellar.operator.primary.PodRoles.mayBootstrap(db)).isTrue();
+    DatabaseStatus notYet =
+        StatusFactory.compute(
+            db, observed(db, Optional.of(sts("16", 1, 0, true)), false, Optional.empty()), T0);
+    assertThat(notYet.getFirstAvailableTime()).isNull();
+
+    DatabaseStatus ran =
+        StatusFactory.compute(
+            db, observed(db, Optional.of(sts("16", 1, 1, true)), true, Optional.empty()), T0);
+    assertThat(ran.getFirstAvailableTime()).isEqualTo("2026-01-01T00:00:00Z");
+    db.setStatus(ran);
+    assertThat(dev.cellar.operator.primary.PodRoles.mayBootstrap(db)).isFalse();
+    // Kept when the primary goes: an empty volume under it is lost data from now on.
+    DatabaseStatus lost =
+        StatusFactory.compute(
+            db,
+            observed(db, Optional.of(sts("16", 1, 0, true)), false, Optional.empty()),
+            T0.plusSeconds(60));
+    assertThat(lost.getFirstAvailableTime()).isEqualTo("2026-01-01T00:00:00Z");
+  }
+
+  @Test
   void readyWhenRolledOutAndEveryReplicaReady() {
     Database db = db("16", 2);
     DatabaseStatus status =
