@@ -208,8 +208,8 @@ public class DatabaseSpec {
 
   @JsonPropertyDescription(
       "CPU, memory and ephemeral storage of each database container. Default: requests 100m /"
-          + " 256Mi, limits 500m / 1Gi; ephemeralStorage requests 256Mi, limits 2Gi (plus storage"
-          + " while bootstrap.fromBackup keeps the dump in the pod) unless given. A request may"
+          + " 256Mi, limits 500m / 1Gi; ephemeralStorage requests 256Mi, limits 2Gi (none for a"
+          + " Database restored from a backup, whose dump stays in the pod) unless given. A request may"
           + " not exceed its limit.")
   // The cpu rule is on DatabaseResources; one rule per annotated element (fabric8's apt generator).
   @ValidationRule(

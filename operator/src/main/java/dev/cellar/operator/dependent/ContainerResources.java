@@ -52,8 +52,10 @@ public final class ContainerResources {
   }
 
   /**
-   * The restore step (bootstrap.fromBackup's init container): the dump it fetches stays in the
-   * pod's restore volume, at most as large as the data.
+   * The restore step (bootstrap.fromBackup's init container). No default ephemeral-storage limit:
+   * the dump it fetches stays in the pod's restore volume for the pod's life and may be of any
+   * size, and a limit derived from spec.storage would change the pod template, and so restart the
+   * pods, whenever the storage grows (see {@link #databaseEphemeralLimit}).
    */
   static ResourceRequirements restore(Database db) {
     return merge(
@@ -61,28 +63,23 @@ public final class ContainerResources {
             CPU, new Quantity("100m"),
             MEMORY, new Quantity("64Mi"),
             EPHEMERAL_STORAGE, new Quantity("256Mi")),
-        Map.of(
-            CPU, new Quantity("500m"),
-            MEMORY, new Quantity("256Mi"),
-            EPHEMERAL_STORAGE, restoreEphemeralLimit(db)),
+        Map.of(CPU, new Quantity("500m"), MEMORY, new Quantity("256Mi")),
         null);
   }
 
   /**
-   * The database container's ephemeral-storage limit: 2Gi for its logs and temporary files, plus
-   * the data's size while bootstrap.fromBackup keeps the dump in the pod's restore volume (the
-   * pod's limit is the sum of its containers').
+   * The database container's default ephemeral-storage limit: 2Gi for its logs and temporary files;
+   * none for a Database restored from a backup, whose dump stays in the pod's restore volume (an
+   * emptyDir, counted against the pod's limit), unless spec.resources sets one. The limit never
+   * depends on spec.storage: a storage resize must not restart the pods.
    */
-  static Quantity databaseEphemeralLimit(Database db) {
-    return db.getSpec().getBootstrap() != null
-            && db.getSpec().getBootstrap().getFromBackup() != null
-        ? restoreEphemeralLimit(db)
-        : new Quantity("2Gi");
+  static Optional<Quantity> databaseEphemeralLimit(Database db) {
+    return restoring(db) ? Optional.empty() : Optional.of(new Quantity("2Gi"));
   }
 
-  private static Quantity restoreEphemeralLimit(Database db) {
-    return Quantities.mebibytes(
-        2 * BASE_EPHEMERAL_MI + Quantities.inMebibytes(db.getSpec().getStorage()));
+  static boolean restoring(Database db) {
+    return db.getSpec().getBootstrap() != null
+        && db.getSpec().getBootstrap().getFromBackup() != null;
   }
 
   /** The database container's ephemeral-storage request. */

@@ -246,9 +246,9 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
             Map.of(
                 ContainerResources.EPHEMERAL_STORAGE,
                 ContainerResources.DATABASE_EPHEMERAL_REQUEST),
-            Map.of(
-                ContainerResources.EPHEMERAL_STORAGE,
-                ContainerResources.databaseEphemeralLimit(db)),
+            ContainerResources.databaseEphemeralLimit(db)
+                .map(limit -> Map.of(ContainerResources.EPHEMERAL_STORAGE, limit))
+                .orElse(Map.of()),
             wanted);
     requests.putAll(ephemeral.getRequests());
     limits.putAll(ephemeral.getLimits());

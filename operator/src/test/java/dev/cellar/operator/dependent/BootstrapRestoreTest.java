@@ -91,12 +91,17 @@ class BootstrapRestoreTest {
             });
     assertThat(init.getResources().getRequests())
         .containsKeys("cpu", "memory", "ephemeral-storage");
-    assertThat(init.getResources().getLimits()).containsKeys("cpu", "memory", "ephemeral-storage");
-    // The dump stays in the pod's restore volume: room for the data (100Gi) plus 2Gi.
-    assertThat(init.getResources().getLimits().get("ephemeral-storage").toString())
-        .isEqualTo("102Gi");
-    assertThat(database.getResources().getLimits().get("ephemeral-storage").toString())
-        .isEqualTo("102Gi");
+    assertThat(init.getResources().getLimits()).containsKeys("cpu", "memory");
+    // The dump stays in the pod's restore volume, of any size: no default ephemeral-storage limit,
+    // and nothing in the pod template follows spec.storage (a resize must not restart the pods).
+    assertThat(init.getResources().getLimits()).doesNotContainKey("ephemeral-storage");
+    assertThat(database.getResources().getLimits()).doesNotContainKey("ephemeral-storage");
+    assertThat(database.getResources().getRequests()).containsKey("ephemeral-storage");
+    String template = pod.toString();
+    db.getSpec().setStorage("200Gi");
+    assertThat(pod(db).toString())
+        .as("the pod template does not follow storage")
+        .isEqualTo(template);
   }
 
   @Test
