@@ -17,6 +17,13 @@ public final class Main {
     boolean terminal = System.console() != null;
     int code = run(argv, System.out, System.err, terminal, System.getenv());
     System.out.flush();
+    if (Boolean.getBoolean("cellar.cds.train")) {
+      try {
+        CdsTraining.run();
+      } catch (RuntimeException | LinkageError e) {
+        // Only the archive is poorer for it.
+      }
+    }
     System.exit(code);
   }
 
@@ -60,7 +67,7 @@ public final class Main {
       Thread.currentThread().interrupt();
       err.println("error: interrupted");
       return 130;
-    } catch (Exception e) {
+    } catch (Exception | LinkageError e) {
       err.println("error: " + e);
       return 1;
     }

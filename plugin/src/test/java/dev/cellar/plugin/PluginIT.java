@@ -108,12 +108,13 @@ class PluginIT {
   }
 
   static Run cellar(Map<String, String> env, String... args) {
-    List<String> argv = new ArrayList<>(List.of(args));
-    argv.add("--kubeconfig=" + kubeconfig);
-    if (!argv.contains("-n")) {
+    // The connection flags first, so that they precede a "--".
+    List<String> argv = new ArrayList<>(List.of("--kubeconfig=" + kubeconfig));
+    if (!List.of(args).contains("-n")) {
       argv.add("-n");
       argv.add(operator.getNamespace());
     }
+    argv.addAll(List.of(args));
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int code =
@@ -227,6 +228,37 @@ class PluginIT {
     System.out.println("kubectl-cellar status -o json, wall time of 3 runs (ms): " + millis);
     assertThat(new ObjectMapper().readTree(out).at("/database/metadata/name").asText())
         .isEqualTo("shop");
+
+    // The shaded jar carries only some of the client's model groups: the commands that read
+    // the most kinds run from it too (a missing class would fail here, not in the test JVM).
+    Path zip = tmp.resolve("launcher-report.zip");
+    assertThat(
+            exec(
+                env,
+                launcher.toString(),
+                "report",
+                "shop",
+                "--file",
+                zip.toString(),
+                "-n",
+                ns,
+                "--kubeconfig",
+                kubeconfig))
+        .contains("wrote " + zip);
+    assertThat(
+            exec(
+                env,
+                launcher.toString(),
+                "restore",
+                "shop",
+                "--to",
+                "shop-copy",
+                "--dry-run",
+                "-n",
+                ns,
+                "--kubeconfig",
+                kubeconfig))
+        .contains("database: \"shop\"");
 
     // Through kubectl's plugin mechanism: kubectl-cellar on the PATH.
     Path kubectl = Path.of(System.getProperty("user.home"), ".cache/cellar/bin/current/kubectl");
