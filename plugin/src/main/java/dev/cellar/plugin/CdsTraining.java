@@ -102,8 +102,20 @@ final class CdsTraining {
                 .endSpec()
                 .endItem()
                 .build(),
-            new ServiceListBuilder().addNewItem().withNewMetadata().withName("db").endMetadata().endItem().build(),
-            new ConfigMapListBuilder().addNewItem().withNewMetadata().withName("c").endMetadata().endItem().build(),
+            new ServiceListBuilder()
+                .addNewItem()
+                .withNewMetadata()
+                .withName("db")
+                .endMetadata()
+                .endItem()
+                .build(),
+            new ConfigMapListBuilder()
+                .addNewItem()
+                .withNewMetadata()
+                .withName("c")
+                .endMetadata()
+                .endItem()
+                .build(),
             new PersistentVolumeClaimListBuilder()
                 .addNewItem()
                 .withNewMetadata()
@@ -111,8 +123,20 @@ final class CdsTraining {
                 .endMetadata()
                 .endItem()
                 .build(),
-            new CronJobListBuilder().addNewItem().withNewMetadata().withName("b").endMetadata().endItem().build(),
-            new JobListBuilder().addNewItem().withNewMetadata().withName("j").endMetadata().endItem().build(),
+            new CronJobListBuilder()
+                .addNewItem()
+                .withNewMetadata()
+                .withName("b")
+                .endMetadata()
+                .endItem()
+                .build(),
+            new JobListBuilder()
+                .addNewItem()
+                .withNewMetadata()
+                .withName("j")
+                .endMetadata()
+                .endItem()
+                .build(),
             new PodDisruptionBudgetListBuilder()
                 .addNewItem()
                 .withNewMetadata()
@@ -128,7 +152,8 @@ final class CdsTraining {
     DatabaseStatus status = new DatabaseStatus();
     status.getConditions().add(new ConditionBuilder().withType("Ready").withStatus("True").build());
     status.setInstances(List.of(new InstanceStatus("db-0", "primary", true)));
-    status.setLastBackup(new BackupRecord("db-20260101T000000Z.sql.gz", null, null, null, 1L, null, null));
+    status.setLastBackup(
+        new BackupRecord("db-20260101T000000Z.sql.gz", null, null, null, 1L, null, null));
     db.setStatus(status);
     db = Serialization.unmarshal(Serialization.asJson(db), Database.class);
     var events = ((io.fabric8.kubernetes.api.model.EventList) lists.get(1)).getItems();
