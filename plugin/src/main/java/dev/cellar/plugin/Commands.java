@@ -110,8 +110,10 @@ final class Commands {
     kube = Kube.of(args);
     Config config = kube.config();
     namespace = kube.namespace(config);
+    timing("kubeconfig read");
     try (KubernetesClient c = kube.client(config)) {
       client = c;
+      timing("client built");
       String name = args.positionals().get(0);
       return switch (command) {
         case "status" -> status(name);
@@ -133,10 +135,28 @@ final class Commands {
 
   private int status(String name) throws Exception {
     Database db = require(name);
+    timing("Database read");
     List<Pod> pods = databasePods(name);
-    StatusView view = new StatusView(db, pods, events(name, pods), Instant.now(), colour);
+    timing("pods listed");
+    List<Event> events = events(name, pods);
+    timing("Events listed");
+    StatusView view = new StatusView(db, pods, events, Instant.now(), colour);
     print(view.data(), view::render);
+    timing("printed");
     return 0;
+  }
+
+  private final long started = System.nanoTime();
+
+  /** With CELLAR_PLUGIN_TIMING=true, how long each step took (milliseconds since the JVM began). */
+  private void timing(String step) {
+    if ("true".equals(env.get("CELLAR_PLUGIN_TIMING"))) {
+      err.printf(
+          "timing: %s at %d ms (JVM up %d ms)%n",
+          step,
+          (System.nanoTime() - started) / 1_000_000,
+          java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime());
+    }
   }
 
   private void print(Object data, Supplier<String> text) throws Args.UsageException, IOException {
