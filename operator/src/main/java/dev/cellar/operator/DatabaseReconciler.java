@@ -4,6 +4,7 @@ import dev.cellar.api.v1.Database;
 import dev.cellar.operator.backup.BackupResults;
 import dev.cellar.operator.backup.ImperativeAnnotations;
 import dev.cellar.operator.cache.CachePruning;
+import dev.cellar.operator.credentials.PasswordRotation;
 import dev.cellar.operator.deletion.DataRetention;
 import dev.cellar.operator.dependent.BackupCronJobDependent;
 import dev.cellar.operator.dependent.BackupPvcDependent;
@@ -176,13 +177,27 @@ public class DatabaseReconciler implements Reconciler<Database> {
     StorageResize.Outcome resize = StorageResize.apply(storage, context.getClient());
     // 7. Backup Jobs: results recorded when they end; an on-demand backup if one is asked for.
     BackupResults.reconcile(db, context);
-    // 8. The status from what the children report, written only when it changed.
+    // 8. Passwords changed in the credentials Secret applied in the running servers.
+    PasswordRotation.Outcome rotation =
+        PasswordRotation.run(db, context, agents.apply(context.getClient()));
+    // 9. The status from what the children report, written only when it changed.
     Optional<Duration> recheck =
-        StatusWriter.write(db, context, resize, Optional.empty(), failover.note());
+        StatusWriter.write(db, context, resize, Optional.empty(), failover.note(), rotation);
+    // 10. The status just written may be the first Ready: the primary loses its bootstrap
+    //    annotation now, not with whichever event comes next (maybe none; an idle Database gets
+    //    no more events).
+    if (PodRoles.mayBootstrap(db)) {
+      context
+          .getPrimaryCache()
+          .get(ResourceID.fromResource(db))
+          .filter(written -> !PodRoles.mayBootstrap(written))
+          .ifPresent(written -> PodRoles.label(written, context));
+    }
     if (resize.resizing()) {
       recheck = Optional.of(StorageResize.POLL);
     }
     recheck = earliest(recheck, failover.recheck());
+    recheck = earliest(recheck, rotation.recheck());
     return recheck
         .map(after -> UpdateControl.<Database>noUpdate().rescheduleAfter(after))
         .orElseGet(UpdateControl::noUpdate);

@@ -66,6 +66,11 @@ class FailoverIT extends ReconcilerTestBase {
         public void restart(String namespace, String pod) {
           restarted.add(pod);
         }
+
+        @Override
+        public Optional<String> applyCredentials(String namespace, String pod, String input) {
+          return Optional.of("not expected here");
+        }
       };
 
   @RegisterExtension

@@ -61,6 +61,11 @@ public class DatabaseStatus {
       "Secret with username, password, database, host, port and uri for connecting.")
   private String credentialsSecret;
 
+  @JsonPropertyDescription(
+      "Which of the credentials Secret's passwords the servers hold: a change to the Secret is"
+          + " applied in the running servers.")
+  private CredentialsStatus credentials;
+
   @JsonPropertyDescription("When the last successful backup finished (RFC 3339).")
   private String lastBackupTime;
 

@@ -158,9 +158,6 @@ class DatabaseFuzzIT {
   /** Idle-minute status writes that followed a backup Job (a real change, not a loop). */
   int backupWrites;
 
-  /** Idle-minute pod patches that ended a primary's bootstrap permission late (one per case). */
-  int lateBootstrapEnds;
-
   final StringBuilder report = new StringBuilder();
   Cellar cellar;
 
@@ -224,8 +221,6 @@ class DatabaseFuzzIT {
             + " refused at admission; "
             + backupWrites
             + " idle writes after a backup ended (status, Job result); "
-            + lateBootstrapEnds
-            + " late bootstrap-annotation removals; "
             + failures.size()
             + " failing");
     failures.forEach(f -> say(f.report()));
@@ -410,19 +405,11 @@ class DatabaseFuzzIT {
             .filter(r -> r.resource().equals("jobs") && r.verb().equals("patch"))
             .filter(r -> echoesBackup(r, c, backupJobs))
             .toList();
-    // Known, once per Database (issue #16): the primary's cellar.dev/bootstrap annotation is
-    // removed
-    // by the first reconcile after the one that wrote Ready, which may come only with a later
-    // event.
-    List<Audit.Request> podPatches =
-        mine.stream().filter(r -> r.resource().equals("pods") && r.verb().equals("patch")).toList();
-    List<Audit.Request> bootstrapEnded = podPatches.size() == 1 ? podPatches : List.of();
     List<Audit.Request> toChildren =
         mine.stream()
             .filter(r -> CHILDREN.contains(r.resource().split("/")[0]))
-            .filter(r -> !resultsRecorded.contains(r) && !bootstrapEnded.contains(r))
+            .filter(r -> !resultsRecorded.contains(r))
             .toList();
-    lateBootstrapEnds += bootstrapEnded.size();
     if (!toChildren.isEmpty()) {
       fail(
           c,

@@ -36,6 +36,14 @@ public interface InstanceAgent {
   /** Restarts the server in {@code pod}, which comes back as its role label says. */
   void restart(String namespace, String pod);
 
+  /**
+   * Applies {@code credentials} (lines {@code key=value} with the credentials Secret's keys) in the
+   * server of {@code pod}: passwords set on the primary, the replication connection's on a replica,
+   * the server left running. The error's message if it failed. The values travel on stdin, never in
+   * a command line.
+   */
+  Optional<String> applyCredentials(String namespace, String pod, String credentials);
+
   /** The agent of a real cluster. */
   static InstanceAgent exec(KubernetesClient client) {
     return new Exec(client);
@@ -110,20 +118,48 @@ public interface InstanceAgent {
               + lastLine(r.err().isBlank() ? r.out() : r.err()));
     }
 
+    @Override
+    public Optional<String> applyCredentials(String namespace, String pod, String credentials) {
+      // The script reads up to a line "." too: closing stdin through pods/exec needs a newer
+      // protocol than every API server speaks.
+      Result r = run(namespace, pod, POSITION_TIMEOUT.multipliedBy(3), "credentials", credentials);
+      if (r.code() == 0 && parse(r.out(), "applied").isPresent()) {
+        return Optional.empty();
+      }
+      return Optional.of(
+          "role.sh credentials in "
+              + pod
+              + " exited "
+              + r.code()
+              + ": "
+              + lastLine(r.err().isBlank() ? r.out() : r.err()));
+    }
+
     record Result(int code, String out, String err) {}
 
     Result run(String namespace, String pod, Duration timeout, String action) {
+      return run(namespace, pod, timeout, action, null);
+    }
+
+    Result run(String namespace, String pod, Duration timeout, String action, String stdin) {
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       ByteArrayOutputStream err = new ByteArrayOutputStream();
-      try (ExecWatch watch =
+      var container =
           client
               .pods()
               .inNamespace(namespace)
               .withName(pod)
-              .inContainer(Topology.DATABASE_CONTAINER)
+              .inContainer(Topology.DATABASE_CONTAINER);
+      var streams =
+          (stdin == null ? container : container.redirectingInput())
               .writingOutput(out)
-              .writingError(err)
-              .exec("timeout", String.valueOf(timeout.toSeconds()), "bash", SCRIPT, action)) {
+              .writingError(err);
+      try (ExecWatch watch =
+          streams.exec("timeout", String.valueOf(timeout.toSeconds()), "bash", SCRIPT, action)) {
+        if (stdin != null) {
+          watch.getInput().write((stdin + "\n.\n").getBytes(StandardCharsets.UTF_8));
+          watch.getInput().flush();
+        }
         Integer code = watch.exitCode().get(timeout.toSeconds() + 5, TimeUnit.SECONDS);
         return new Result(
             code == null ? -1 : code,
@@ -134,7 +170,7 @@ public interface InstanceAgent {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return new Result(-1, "", "interrupted");
-      } catch (ExecutionException | RuntimeException e) {
+      } catch (ExecutionException | java.io.IOException | RuntimeException e) {
         Throwable cause =
             e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
         return new Result(-1, "", String.valueOf(cause.getMessage()));

@@ -85,6 +85,10 @@ public final class Conditions {
     VOLUME_PENDING("VolumePending", Type.DEGRADED),
     POD_CREATION_FAILED("PodCreationFailed", Type.DEGRADED),
     CREDENTIALS_INCOMPLETE("CredentialsIncomplete", Type.DEGRADED),
+    // The credentials Secret's passwords changed and could not be applied in a server (Degraded);
+    // the Event when they were.
+    CREDENTIALS_NOT_APPLIED("CredentialsNotApplied", Type.DEGRADED),
+    CREDENTIALS_APPLIED("CredentialsApplied"),
     RESTORE_FAILED("RestoreFailed", Type.DEGRADED),
     WRITE_LOOP("WriteLoop", Type.DEGRADED),
     // BackupReady (BackupFailed is also a Degraded reason)

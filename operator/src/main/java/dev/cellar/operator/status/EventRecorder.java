@@ -1,5 +1,6 @@
 package dev.cellar.operator.status;
 
+import dev.cellar.api.v1.CredentialsStatus;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseStatus;
 import dev.cellar.operator.Keys;
@@ -103,6 +104,22 @@ public final class EventRecorder {
           NORMAL,
           Reason.SCALED,
           "scaling from " + before.getReplicas() + " to " + after.getReplicas() + " replicas");
+    }
+    String rotated =
+        Optional.ofNullable(after.getCredentials())
+            .map(CredentialsStatus::getLastRotationTime)
+            .orElse(null);
+    if (rotated != null
+        && !rotated.equals(
+            Optional.ofNullable(before)
+                .map(DatabaseStatus::getCredentials)
+                .map(CredentialsStatus::getLastRotationTime)
+                .orElse(null))) {
+      note(
+          notes,
+          NORMAL,
+          Reason.CREDENTIALS_APPLIED,
+          "the credentials Secret's changed passwords are applied in every running server");
     }
     return List.copyOf(notes.values());
   }

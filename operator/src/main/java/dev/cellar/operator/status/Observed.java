@@ -1,5 +1,6 @@
 package dev.cellar.operator.status;
 
+import dev.cellar.api.v1.CredentialsStatus;
 import dev.cellar.operator.engine.VersionDecision;
 import dev.cellar.operator.status.Conditions.Reason;
 import dev.cellar.operator.storage.StorageResize;
@@ -24,6 +25,9 @@ import java.util.Optional;
  *     cannot
  * @param volumes why a volume claim stays Pending (its Warning Event), if one does
  * @param failover what the failover step says about the primary, if anything (see Failover)
+ * @param credentialsApplied the passwords the servers hold now, when that changed (see
+ *     PasswordRotation); empty keeps the status's
+ * @param credentialsFailure why the credentials Secret's passwords are not in the servers, if not
  */
 public record Observed(
     Optional<StatefulSet> statefulSet,
@@ -37,7 +41,9 @@ public record Observed(
     Optional<String> credentials,
     Optional<String> podCreation,
     Optional<String> volumes,
-    Optional<Failure> failover) {
+    Optional<Failure> failover,
+    Optional<CredentialsStatus> credentialsApplied,
+    Optional<Failure> credentialsFailure) {
 
   /** A failure to report in Degraded: its reason and one line that says what to do. */
   public record Failure(Reason reason, String message) {}

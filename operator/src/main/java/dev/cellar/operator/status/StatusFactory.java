@@ -137,6 +137,7 @@ public final class StatusFactory {
     status.setReadOnlyEndpoint(
         db.getSpec().getReplicas() > 1 ? f.topology().readOnlyEndpoint() : null);
     status.setCredentialsSecret(f.topology().credentialsSecret());
+    status.setCredentials(observed.credentialsApplied().orElse(f.previous().getCredentials()));
     // From the Job itself, not the CronJob's lastSuccessfulTime: the CronJob controller sets that a
     // moment after the Job completes, which would cost a second status write per backup.
     status.setLastBackupTime(
@@ -299,6 +300,10 @@ public final class StatusFactory {
     }
     if (f.observed().credentials().isPresent()) {
       return new Verdict(true, Reason.CREDENTIALS_INCOMPLETE, f.observed().credentials().get());
+    }
+    if (f.observed().credentialsFailure().isPresent()) {
+      Observed.Failure failure = f.observed().credentialsFailure().get();
+      return new Verdict(true, failure.reason(), failure.message());
     }
     if (f.observed().error().isPresent()) {
       Observed.Failure error = f.observed().error().get();

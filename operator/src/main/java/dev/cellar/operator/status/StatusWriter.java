@@ -4,11 +4,12 @@ import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseStatus;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.backup.BackupResults;
+import dev.cellar.operator.credentials.CredentialsSecret;
+import dev.cellar.operator.credentials.PasswordRotation;
 import dev.cellar.operator.storage.StoragePlan;
 import dev.cellar.operator.storage.StorageResize;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
@@ -59,8 +60,19 @@ public final class StatusWriter {
       StorageResize.Outcome storage,
       Optional<Observed.Failure> error,
       Optional<Observed.Failure> failover) {
+    return write(db, context, storage, error, failover, PasswordRotation.Outcome.NONE);
+  }
+
+  /** As above, with what the password rotation step found. */
+  public static Optional<Duration> write(
+      Database db,
+      Context<Database> context,
+      StorageResize.Outcome storage,
+      Optional<Observed.Failure> error,
+      Optional<Observed.Failure> failover,
+      PasswordRotation.Outcome rotation) {
     Instant now = Instant.now();
-    Observed observed = observe(db, context, storage, error, failover);
+    Observed observed = observe(db, context, storage, error, failover, rotation);
     DatabaseStatus status = StatusFactory.compute(db, observed, now);
     Optional<Duration> recheck = PodTrouble.of(observed.pods()).flatMap(t -> t.countsIn(now));
     if (observed.credentials().isPresent()) {
@@ -94,7 +106,8 @@ public final class StatusWriter {
       Context<Database> context,
       StorageResize.Outcome storage,
       Optional<Observed.Failure> error,
-      Optional<Observed.Failure> failover) {
+      Optional<Observed.Failure> failover,
+      PasswordRotation.Outcome rotation) {
     Topology topology = Topology.of(db);
     Optional<StatefulSet> sts = context.getSecondaryResource(StatefulSet.class);
     List<Pod> pods = List.copyOf(context.getSecondaryResources(Pod.class));
@@ -117,7 +130,9 @@ public final class StatusWriter {
         credentials(topology, context),
         podCreation(topology, context, sts, pods),
         volumes(topology, context),
-        failover);
+        failover,
+        rotation.applied(),
+        rotation.failure());
   }
 
   /**
@@ -184,26 +199,10 @@ public final class StatusWriter {
     }
   }
 
-  /**
-   * The credentials Secret as the pods will read it: Cellar's own from the informer cache, a Secret
-   * the user brought (without Cellar's labels, so not cached) read from the API server.
-   */
+  /** What is wrong with the credentials Secret the pods read, if anything. */
   private static Optional<String> credentials(Topology topology, Context<Database> context) {
-    String name = topology.credentialsSecret();
-    Optional<Secret> secret =
-        context.getSecondaryResources(Secret.class).stream()
-            .filter(s -> s.getMetadata().getName().equals(name))
-            .findFirst()
-            .or(
-                () ->
-                    Optional.ofNullable(
-                        context
-                            .getClient()
-                            .secrets()
-                            .inNamespace(topology.namespace())
-                            .withName(name)
-                            .get()));
-    return secret.flatMap(s -> CredentialsCheck.problem(topology, s));
+    return CredentialsSecret.read(topology, context)
+        .flatMap(s -> CredentialsCheck.problem(topology, s));
   }
 
   /**

@@ -153,6 +153,30 @@ cellar_require_replication_account() {
     "credentials Secret; a Secret supplied by the user must have them when spec.replicas > 1."
 }
 
+# The credentials to apply (role.sh credentials), read from stdin, so that no password shows in a
+# process list: lines KEY=VALUE with the credentials Secret's keys (username, password,
+# replication-user, replication-password), ending with a line "." or the end of input (the
+# operator's pods/exec cannot always close stdin). Sets CELLAR_APP_USER and CELLAR_APP_PASSWORD, and
+# replaces CELLAR_REPLICATION_USER/PASSWORD when given (the container's environment has the values
+# it started with, which a rotation makes stale).
+cellar_read_credentials() {
+  local line
+  CELLAR_APP_USER='' CELLAR_APP_PASSWORD=''
+  while IFS= read -r line || [ -n "$line" ]; do
+    [ "$line" != . ] || break
+    case "${line%%=*}" in
+      username) CELLAR_APP_USER=${line#*=} ;;
+      password) CELLAR_APP_PASSWORD=${line#*=} ;;
+      replication-user) CELLAR_REPLICATION_USER=${line#*=} ;;
+      replication-password) CELLAR_REPLICATION_PASSWORD=${line#*=} ;;
+    esac
+  done
+  if [ -z "$CELLAR_APP_USER" ] || [ -z "$CELLAR_APP_PASSWORD" ]; then
+    cellar_die "credentials: expected the lines username=... and password=... on stdin"
+  fi
+  export CELLAR_APP_USER CELLAR_APP_PASSWORD CELLAR_REPLICATION_USER CELLAR_REPLICATION_PASSWORD
+}
+
 cellar_require() {
   local name
   for name in "$@"; do

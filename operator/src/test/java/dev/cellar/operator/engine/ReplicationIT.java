@@ -215,6 +215,62 @@ class ReplicationIT {
     await()
         .atMost(CATCH_UP)
         .until(() -> psqlValue(standbyPort, "SELECT count(*) FROM orders").equals("251"));
+
+    // A password rotation as the operator applies it (role.sh credentials through pods/exec, the
+    // primary first), with the servers running: the scripts reach their server over its socket,
+    // since the environment's password is the old one from now on.
+    String rotated =
+        "username=cellar\npassword=cellar-pw-2\nreplication-user="
+            + REPLICATION_USER
+            + "\nreplication-password=rep-pw-2\n";
+    Map<String, String> primaryRole = pgEnv(primaryPort);
+    primaryRole.put("PGDATA", primaryData.toString());
+    primaryRole.put("CELLAR_SOCKET_DIR", work.resolve("run").toString());
+    Map<String, String> standbyRole = standbyEnv(primaryPort, standbyPort, standbyData);
+    standbyRole.put("CELLAR_SOCKET_DIR", work.resolve("run").toString());
+    String primaryStarted = psqlValue(primaryPort, "SELECT pg_postmaster_start_time()");
+    assertThat(role(primaryRole, rotated).orFail("role.sh credentials").trimmed())
+        .endsWith("applied role=primary");
+    assertThat(psqlResult(primaryPort, "SELECT 1").output())
+        .contains("password authentication failed");
+    assertThat(psqlResult(primaryPort, "SELECT 1", "cellar-pw-2").orFail("new password").trimmed())
+        .isEqualTo("1");
+    assertThat(role(standbyRole, rotated).orFail("role.sh credentials on the standby").trimmed())
+        .endsWith("applied role=replica");
+    // The standby reconnects with the new replication password (the old one is refused now).
+    await()
+        .atMost(CATCH_UP)
+        .until(
+            () ->
+                psqlResult(
+                        primaryPort,
+                        "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'",
+                        "cellar-pw-2")
+                    .trimmed()
+                    .equals("1"));
+    psqlResult(primaryPort, "INSERT INTO orders VALUES (252, 'after rotation')", "cellar-pw-2")
+        .orFail("insert after rotation");
+    await()
+        .atMost(CATCH_UP)
+        .until(
+            () ->
+                psqlResult(standbyPort, "SELECT count(*) FROM orders", "cellar-pw-2")
+                    .trimmed()
+                    .equals("252"));
+    assertThat(
+            psqlResult(primaryPort, "SELECT pg_postmaster_start_time()", "cellar-pw-2").trimmed())
+        .as("no restart")
+        .isEqualTo(primaryStarted);
+    assertThat(Files.readString(standbyData.resolve("postgresql.auto.conf")))
+        .containsOnlyOnce("primary_conninfo")
+        .contains("rep-pw-2");
+  }
+
+  private Result role(Map<String, String> env, String stdin) {
+    List<String> full =
+        Scripts.list("setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", "--");
+    full.addAll(List.of("bash", work.resolve("etc-cellar/role.sh").toString(), "credentials"));
+    return run(full, env, COMMAND, stdin);
   }
 
   /**
@@ -416,8 +472,12 @@ class ReplicationIT {
   }
 
   private Result psqlResult(int port, String sql) {
+    return psqlResult(port, sql, "cellar-pw");
+  }
+
+  private Result psqlResult(int port, String sql, String password) {
     Map<String, String> env = new HashMap<>(Scripts.cleanEnv());
-    env.put("PGPASSWORD", "cellar-pw");
+    env.put("PGPASSWORD", password);
     return run(
         List.of(
             pgBin.resolve("psql").toString(),
@@ -547,6 +607,55 @@ class ReplicationIT {
     await()
         .atMost(CATCH_UP)
         .until(() -> replica2.app("SELECT count(*) FROM orders").equals("4906"));
+
+    // A password rotation as the operator applies it (role.sh credentials on every server through
+    // pods/exec, the primary first), with the servers running: the application's old password is
+    // refused everywhere, the new one works, and the replicas replicate with the new replication
+    // password (the old one no longer opens the primary).
+    String rotated =
+        "username=app\npassword=app-pw-2\nreplication-user="
+            + REPLICATION_USER
+            + "\nreplication-password=rep-pw-2\n";
+    String started =
+        primary.sql(
+            "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS"
+                + " WHERE VARIABLE_NAME = 'UPTIME'");
+    for (Mariadb server : List.of(primary, replica1, replica2)) {
+      Map<String, String> env = server == primary ? server.env() : server.replicaEnv(primary);
+      Result applied =
+          run(
+                  List.of("bash", scripts.resolve("role.sh").toString(), "credentials"),
+                  env,
+                  COMMAND,
+                  rotated)
+              .orFail("role.sh credentials on server " + server.ordinal);
+      assertThat(applied.trimmed())
+          .endsWith("applied role=" + (server == primary ? "primary" : "replica"));
+      assertThat(server.appResult("SELECT 1").output()).contains("Access denied");
+      assertThat(server.appResult("SELECT 1", "app-pw-2").orFail("new password").trimmed())
+          .isEqualTo("1");
+    }
+    primary
+        .appResult("INSERT INTO orders VALUES (6002, 'after rotation')", "app-pw-2")
+        .orFail("insert after rotation");
+    for (Mariadb replica : List.of(replica1, replica2)) {
+      await()
+          .atMost(CATCH_UP)
+          .until(
+              () ->
+                  replica
+                      .appResult("SELECT count(*) FROM orders", "app-pw-2")
+                      .trimmed()
+                      .equals("4907"));
+      assertThat(replica.status()).contains("Slave_IO_Running: Yes", "Slave_SQL_Running: Yes");
+    }
+    assertThat(
+            Long.parseLong(
+                primary.sql(
+                    "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS"
+                        + " WHERE VARIABLE_NAME = 'UPTIME'")))
+        .as("no restart")
+        .isGreaterThanOrEqualTo(Long.parseLong(started));
   }
 
   /**
@@ -682,8 +791,12 @@ class ReplicationIT {
     }
 
     Result appResult(String sql) {
+      return appResult(sql, APP_PASSWORD);
+    }
+
+    Result appResult(String sql, String password) {
       Map<String, String> env = new HashMap<>(Scripts.cleanEnv());
-      env.put("MYSQL_PWD", APP_PASSWORD);
+      env.put("MYSQL_PWD", password);
       return run(
           List.of(
               "mariadb",

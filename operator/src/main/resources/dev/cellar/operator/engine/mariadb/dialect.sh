@@ -42,6 +42,14 @@ EOF
 # The SQL that sets the GTID position when the primary has no database to dump.
 cellar_sql_position_from() { printf "SET GLOBAL gtid_slave_pos = %s;\n" "$(cellar_mysql_quote "$1")"; }
 
+# cellar_sql_source_password QUOTED_PASSWORD: a new password for the connection to the primary,
+# the rest of the replication settings kept (replication stopped around it).
+cellar_sql_source_password() { printf 'CHANGE MASTER TO MASTER_PASSWORD=%s;\n' "$1"; }
+
+# Account changes on a read-only replica: read_only does not bind root.
+cellar_sql_admin_writes_begin() { :; }
+cellar_sql_admin_writes_end() { :; }
+
 cellar_sql_primary_position() { printf '%s\n' 'SELECT @@GLOBAL.gtid_binlog_pos;'; }
 
 # Accounts that each server keeps for itself: root (the same password everywhere, from the

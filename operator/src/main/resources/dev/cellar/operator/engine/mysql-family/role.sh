@@ -12,6 +12,11 @@
 #             cellar-demoted that keeps the entrypoint from starting it as the primary again, and
 #             the position every replica must reach: "position=<n> demoted"
 #   restart   stops the server; the container restarts as its label says.
+#   credentials  applies the credentials on stdin (lib.sh's cellar_read_credentials) on this
+#             server: the application user's and the replication account's passwords (ALTER
+#             USER, not written to the binary log: every server is asked in turn, like the
+#             replication account is created on each), and on a replica the password it
+#             replicates with: "applied role=<primary|replica>"
 # Connection: root on this server's socket (or CELLAR_LOCAL_HOST when set).
 set -euo pipefail
 here=$(dirname "${BASH_SOURCE[0]}")
@@ -91,11 +96,42 @@ case "${1:-}" in
     gtids=$(sql "$(cellar_sql_own_gtids)")
     printf 'position=%s demoted\n' "$(cellar_gtid_count "$gtids")"
     ;;
+  credentials)
+    cellar_read_credentials
+    {
+      printf '%s\n' 'SET SESSION sql_log_bin = 0;'
+      cellar_sql_admin_writes_begin
+      printf "ALTER USER IF EXISTS %s@'%%' IDENTIFIED BY %s;\n" "$(cellar_mysql_quote "$CELLAR_APP_USER")" \
+        "$(cellar_mysql_quote "$CELLAR_APP_PASSWORD")"
+      if cellar_has_replication_account; then
+        printf "ALTER USER IF EXISTS %s@'%%' IDENTIFIED BY %s;\n" \
+          "$(cellar_mysql_quote "$CELLAR_REPLICATION_USER")" "$(cellar_mysql_quote "$CELLAR_REPLICATION_PASSWORD")"
+      fi
+      cellar_sql_admin_writes_end
+    } | cellar_local_sql
+    role=primary
+    if [ -n "$(cellar_configured_source_host)" ]; then
+      role=replica
+      if cellar_has_replication_account; then
+        {
+          cellar_sql_stop_replica
+          cellar_sql_source_password "$(cellar_mysql_quote "$CELLAR_REPLICATION_PASSWORD")"
+          cellar_sql_start_replica
+        } | cellar_local_sql
+        cellar_fingerprint replica "$CELLAR_REPLICATION_USER" "$CELLAR_REPLICATION_PASSWORD" \
+          "$CELLAR_PRIMARY_HOST" "$(cellar_primary_port)" >"$data/cellar-replica.done"
+      fi
+    elif cellar_has_replication_account && [ -d "$data" ]; then
+      cellar_fingerprint primary "$CELLAR_REPLICATION_USER" "$CELLAR_REPLICATION_PASSWORD" \
+        >"$data/cellar-primary.done"
+    fi
+    echo "applied role=$role"
+    ;;
   restart)
     cellar_local_client_cmd "$CELLAR_ADMIN" shutdown >/dev/null 2>&1 || kill -TERM 1
     echo restarting
     ;;
   *)
-    cellar_die "usage: role.sh position|promote|demote|restart"
+    cellar_die "usage: role.sh position|promote|demote|restart|credentials"
     ;;
 esac

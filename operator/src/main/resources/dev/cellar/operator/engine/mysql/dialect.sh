@@ -50,6 +50,17 @@ EOF
 # The SQL that sets the GTID position when the primary has no database to dump.
 cellar_sql_position_from() { printf "SET GLOBAL gtid_purged = %s;\n" "$(cellar_mysql_quote "$1")"; }
 
+# cellar_sql_source_password QUOTED_PASSWORD: a new password for the connection to the primary,
+# the rest of the replication settings kept (replication stopped around it).
+cellar_sql_source_password() { printf 'CHANGE REPLICATION SOURCE TO SOURCE_PASSWORD=%s;\n' "$1"; }
+
+# Account changes on a replica: super_read_only binds root too, so it is lifted for them (in one
+# session) and put back as it was.
+cellar_sql_admin_writes_begin() {
+  printf '%s\n' 'SET @cellar_super_read_only = @@GLOBAL.super_read_only;' 'SET GLOBAL super_read_only = 0;'
+}
+cellar_sql_admin_writes_end() { printf '%s\n' 'SET GLOBAL super_read_only = @cellar_super_read_only;'; }
+
 cellar_sql_primary_position() { printf '%s\n' 'SELECT @@GLOBAL.gtid_executed;'; }
 
 # Accounts that each server keeps for itself: root (same password everywhere, from the Secret)

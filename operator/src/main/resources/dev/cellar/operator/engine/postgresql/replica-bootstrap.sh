@@ -47,13 +47,17 @@ write_conninfo() {
 # data directory is now a copy of the primary's that can stream from it.
 rewind() {
   cellar_note "$data holds a former primary's data: rewinding it onto $primary"
-  cellar_require_commands pg_rewind pg_isready
+  cellar_require_commands pg_rewind pg_isready psql
   cellar_wait_until "$wait_seconds" "the primary $primary" \
     "Check that the primary pod runs and is ready, and its Service DNS name resolves." \
     pg_isready -q -h "$CELLAR_PRIMARY_HOST" -p "$(cellar_primary_port)" -t 5
   local conninfo output
   conninfo="host=$(cellar_conninfo_value "$CELLAR_PRIMARY_HOST") port=$(cellar_primary_port) user=$(cellar_conninfo_value "${POSTGRES_USER:-postgres}") dbname=postgres connect_timeout=10"
   rm -f "$data/postmaster.pid" 2>/dev/null || true
+  # A primary promoted moments ago names its new timeline in its control file only after a
+  # checkpoint, and pg_rewind reads the timeline there (role.sh promote checkpoints too).
+  PGPASSWORD=${POSTGRES_PASSWORD:-} psql -X -q --no-password -d "$conninfo" -c CHECKPOINT >/dev/null 2>&1 \
+    || cellar_warn "CHECKPOINT on $primary failed; pg_rewind may find the timelines undistinguished"
   if output=$(PGPASSWORD=${POSTGRES_PASSWORD:-} timeout "${CELLAR_REWIND_SECONDS:-600}" \
     pg_rewind --target-pgdata="$data" --source-server="$conninfo" --progress 2>&1); then
     printf '%s\n' "$output" | tail -n 5 >&2

@@ -12,7 +12,14 @@
 #             the primary again, and the WAL position every standby must reach:
 #             "position=<bytes> demoted"
 #   restart   stops the server (fast shutdown); the container restarts as its label says.
-# Connection: pg-lib.sh's (CELLAR_LOCAL_HOST, default 127.0.0.1, as POSTGRES_USER).
+#   credentials  applies the credentials on stdin (lib.sh's cellar_read_credentials): on the
+#             primary the application user's and the replication account's passwords (ALTER
+#             ROLE; the standbys get them with the WAL), on a standby the password it streams
+#             with (primary_conninfo, reloaded: the WAL receiver reconnects, the server keeps
+#             running): "applied role=<primary|replica>"
+# Connection: pg-lib.sh's, as POSTGRES_USER, on the server's Unix socket when it has one (local
+# connections need no password there, so a rotated password cannot lock the operator out; the
+# environment's password is the one the container started with).
 set -euo pipefail
 here=$(dirname "${BASH_SOURCE[0]}")
 # shellcheck source=../lib.sh
@@ -20,7 +27,18 @@ here=$(dirname "${BASH_SOURCE[0]}")
 # shellcheck source=pg-lib.sh
 . "$here/pg-lib.sh"
 
+socket_dir=${CELLAR_SOCKET_DIR:-/var/run/postgresql}
+if [ -z "${CELLAR_LOCAL_HOST:-}" ] && [ -S "$socket_dir/.s.PGSQL.$(cellar_pg_port)" ]; then
+  export CELLAR_LOCAL_HOST=$socket_dir
+fi
+
 sql() { PGCONNECT_TIMEOUT=5 cellar_pg_local_sql -At -c "$1"; }
+
+# SQL with passwords in it, on stdin (not in psql's arguments) and kept out of the server's log.
+secret_sql() {
+  { printf '%s\n' "SET log_statement = 'none';" "SET log_min_error_statement = 'panic';" && cat; } \
+    | PGCONNECT_TIMEOUT=5 cellar_pg_local_sql -At >/dev/null
+}
 
 case "${1:-}" in
   position)
@@ -32,6 +50,10 @@ case "${1:-}" in
   promote)
     if [ "$(sql 'SELECT pg_is_in_recovery()')" = t ]; then
       [ "$(sql 'SELECT pg_promote(true, 50)')" = t ] || cellar_die "pg_promote did not finish within 50 s"
+      # The control file names the new timeline only after a checkpoint: until then pg_rewind,
+      # run by the former primary as it rejoins, finds "no rewind required" and the former
+      # primary, its WAL past the fork, can never stream (the pg_rewind manual says as much).
+      sql "CHECKPOINT" >/dev/null
     fi
     sql "ALTER SYSTEM RESET default_transaction_read_only" >/dev/null
     sql "SELECT pg_reload_conf()" >/dev/null
@@ -54,11 +76,38 @@ case "${1:-}" in
     sql "CHECKPOINT" >/dev/null
     printf 'position=%s demoted\n' "$(sql "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint")"
     ;;
+  credentials)
+    cellar_read_credentials
+    if [ "$(sql 'SELECT pg_is_in_recovery()')" = t ]; then
+      if cellar_has_replication_account; then
+        cellar_require CELLAR_PRIMARY_HOST
+        printf 'ALTER SYSTEM SET primary_conninfo = %s;\n' "$(cellar_pg_quote "$(cellar_pg_primary_conninfo)")" \
+          | secret_sql
+        sql "SELECT pg_reload_conf()" >/dev/null
+      fi
+      echo "applied role=replica"
+    else
+      {
+        printf 'ALTER ROLE %s PASSWORD %s;\n' "$(cellar_pg_ident "$CELLAR_APP_USER")" \
+          "$(cellar_pg_quote "$CELLAR_APP_PASSWORD")"
+        if cellar_has_replication_account; then
+          printf 'ALTER ROLE %s PASSWORD %s;\n' "$(cellar_pg_ident "$CELLAR_REPLICATION_USER")" \
+            "$(cellar_pg_quote "$CELLAR_REPLICATION_PASSWORD")"
+        fi
+      } | secret_sql
+      if cellar_has_replication_account; then
+        # The setup is in step with the new account: a restart need not redo it.
+        cellar_fingerprint primary "$CELLAR_REPLICATION_USER" "$CELLAR_REPLICATION_PASSWORD" \
+          >"$(cellar_pg_data_dir)/cellar-primary.done"
+      fi
+      echo "applied role=primary"
+    fi
+    ;;
   restart)
     kill -INT 1
     echo restarting
     ;;
   *)
-    cellar_die "usage: role.sh position|promote|demote|restart"
+    cellar_die "usage: role.sh position|promote|demote|restart|credentials"
     ;;
 esac

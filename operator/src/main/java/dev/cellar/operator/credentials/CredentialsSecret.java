@@ -1,0 +1,48 @@
+package dev.cellar.operator.credentials;
+
+import dev.cellar.api.v1.Database;
+import dev.cellar.operator.Topology;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/** The credentials Secret the pods read, and its values. */
+public final class CredentialsSecret {
+  private CredentialsSecret() {}
+
+  /**
+   * The credentials Secret as the pods will read it: Cellar's own from the informer cache, a Secret
+   * the user brought (without Cellar's labels, so not cached) read from the API server.
+   */
+  public static Optional<Secret> read(Topology topology, Context<Database> context) {
+    String name = topology.credentialsSecret();
+    return context.getSecondaryResources(Secret.class).stream()
+        .filter(s -> s.getMetadata().getName().equals(name))
+        .findFirst()
+        .or(
+            () ->
+                Optional.ofNullable(
+                    context
+                        .getClient()
+                        .secrets()
+                        .inNamespace(topology.namespace())
+                        .withName(name)
+                        .get()));
+  }
+
+  /** Every value of {@code secret}, decoded: data, then stringData (which wins, as on write). */
+  public static Map<String, String> values(Secret secret) {
+    Map<String, String> values = new LinkedHashMap<>();
+    Optional.ofNullable(secret.getData())
+        .orElse(Map.of())
+        .forEach(
+            (k, v) ->
+                values.put(k, new String(Base64.getDecoder().decode(v), StandardCharsets.UTF_8)));
+    Optional.ofNullable(secret.getStringData()).orElse(Map.of()).forEach(values::put);
+    return values;
+  }
+}
