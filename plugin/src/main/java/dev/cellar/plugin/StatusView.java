@@ -101,7 +101,12 @@ public final class StatusView {
             "Credentials",
             status.getCredentialsSecret() == null
                 ? "-"
-                : status.getCredentialsSecret() + " (Secret)"));
+                : status.getCredentialsSecret()
+                    + " (Secret)"
+                    + Optional.ofNullable(status.getCredentials())
+                        .map(c -> c.getLastRotationTime())
+                        .map(t -> ", passwords last rotated " + age(t) + " ago")
+                        .orElse("")));
     if (status.getPendingAction() != null && !status.getPendingAction().isBlank()) {
       head.add(row("Action needed", style.red(status.getPendingAction())));
     }

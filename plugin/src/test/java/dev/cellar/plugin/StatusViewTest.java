@@ -145,6 +145,13 @@ class StatusViewTest {
         .contains("Read-only      orders-ro.shop.svc.cluster.local:5432")
         .contains("Credentials    orders-credentials (Secret)");
     assertThat(text).containsPattern("Ready +True +Reconciled +5m +every replica is ready");
+    Database rotated = database();
+    rotated
+        .getStatus()
+        .setCredentials(
+            new dev.cellar.api.v1.CredentialsStatus("0123456789abcdef", "2026-11-23T11:00:00Z"));
+    assertThat(new StatusView(rotated, List.of(), List.of(), NOW, false).render())
+        .contains("Credentials    orders-credentials (Secret), passwords last rotated 60m ago");
     assertThat(text).containsPattern("Degraded +False +Reconciled +3h");
     // Pods by name, with the operator's role label and their own readiness.
     assertThat(text).containsPattern("orders-0 +replica +false +Running +1 +node-a +2h");
