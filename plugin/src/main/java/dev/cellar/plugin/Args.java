@@ -128,6 +128,19 @@ public record Args(
     return Optional.ofNullable(options.get(name));
   }
 
+  /** A numeric option, e.g. --tail or --timeout; a value that is not a number is a usage error. */
+  public Optional<Long> number(String name) throws UsageException {
+    String value = options.get(name);
+    if (value == null) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(Long.parseLong(value));
+    } catch (NumberFormatException e) {
+      throw new UsageException("--" + name + " must be a number, not " + value);
+    }
+  }
+
   public boolean flag(String name) {
     return flags.contains(name);
   }

@@ -107,6 +107,8 @@ final class Commands {
       default -> throw new Args.UsageException("unknown command " + command);
     }
     args.output();
+    args.number("tail");
+    args.number("timeout");
     kube = Kube.of(args);
     Config config = kube.config();
     namespace = kube.namespace(config);
@@ -525,7 +527,7 @@ final class Commands {
     if (pods.isEmpty()) {
       throw new Failure(name + " has no pods");
     }
-    Integer tail = args.option("tail").map(Integer::valueOf).orElse(null);
+    Integer tail = args.number("tail").map(Long::intValue).orElse(null);
     String only = args.option("container").orElse(null);
     List<String[]> targets = new ArrayList<>();
     for (Pod pod : pods) {
@@ -719,8 +721,9 @@ final class Commands {
   }
 
   /** Polls {@code check} every second until it returns non-null, for at most --timeout. */
-  private <T> T await(String what, Supplier<T> check) throws Failure, InterruptedException {
-    long seconds = args.option("timeout").map(Long::parseLong).orElse(600L);
+  private <T> T await(String what, Supplier<T> check)
+      throws Failure, InterruptedException, Args.UsageException {
+    long seconds = args.number("timeout").orElse(600L);
     Instant deadline = Instant.now().plusSeconds(seconds);
     while (true) {
       T value = check.get();

@@ -55,6 +55,9 @@ class ArgsTest {
     assertThatThrownBy(() -> Args.parse("status", "x", "--bogus"))
         .hasMessage("unknown flag: --bogus");
     assertThatThrownBy(() -> Args.parse("status", "x", "-z")).hasMessage("unknown flag: -z");
+    assertThatThrownBy(() -> Args.parse("logs", "x", "--tail", "ten").number("tail"))
+        .hasMessage("--tail must be a number, not ten");
+    assertThat(Args.parse("restart", "x", "--timeout=90").number("timeout")).hasValue(90L);
     assertThatThrownBy(() -> Args.parse("status", "x", "-n"))
         .hasMessage("flag --namespace needs a value");
     assertThatThrownBy(() -> Args.parse("backup", "x", "--wait=yes"))

@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -35,6 +36,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * The plugin runs as users run it: the launcher {@code target/kubectl-cellar}, with the local
  * cluster's kubectl.
  */
+@EnabledIfEnvironmentVariable(named = "CELLAR_REAL_NODE", matches = "true")
+@EnabledIfEnvironmentVariable(named = "CELLAR_PLUGIN_REAL_NODE", matches = "true")
 class PluginRealNodeIT {
   static final Duration READY = Duration.ofMinutes(5);
   static final String IMAGE = "cellar.local/postgres:15";
@@ -49,14 +52,8 @@ class PluginRealNodeIT {
 
   @BeforeAll
   static void realNode() {
-    assumeTrue(
-        "true".equals(System.getenv("CELLAR_REAL_NODE")),
-        "the real node is not enabled (CELLAR_REAL_NODE=true, as root)");
-    // Not yet part of bin/test: it has not had a run of its own on the real node (the lock was
-    // taken by the CI rehearsal). CELLAR_PLUGIN_REAL_NODE=true runs it.
-    assumeTrue(
-        "true".equals(System.getenv("CELLAR_PLUGIN_REAL_NODE")),
-        "the plugin's real-node scenario is not enabled (CELLAR_PLUGIN_REAL_NODE=true)");
+    // Enabled only with CELLAR_PLUGIN_REAL_NODE=true as well: not yet part of bin/test, since it
+    // has not had a run of its own on the real node (the lock was taken by the CI rehearsal).
     cluster = LocalCluster.get();
     assumeTrue(cluster.isLocal(), "the real node joins the local cluster only");
     startedNode = node("status").exitCode() != 0;
