@@ -44,6 +44,7 @@ public final class Redactor {
   /** A copy of {@code secret} without its values; remembers them to scrub text. */
   public Secret secret(Secret secret) {
     Secret copy = io.fabric8.kubernetes.client.utils.Serialization.clone(secret);
+    copy.getMetadata().setManagedFields(null);
     remember(secret);
     if (copy.getData() != null) {
       copy.setData(redactValues(copy.getData()));

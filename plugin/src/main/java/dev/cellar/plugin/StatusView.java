@@ -360,9 +360,20 @@ public final class StatusView {
         events.stream()
             .sorted(
                 Comparator.comparing(
-                    e -> Optional.ofNullable(instant(eventTime(e))).orElse(Instant.EPOCH)))
+                        (Event e) ->
+                            Optional.ofNullable(instant(eventTime(e))).orElse(Instant.EPOCH))
+                    // Events of the same second in the order the API server stored them.
+                    .thenComparingLong(StatusView::resourceVersion))
             .toList();
     return sorted.subList(Math.max(0, sorted.size() - n), sorted.size());
+  }
+
+  private static long resourceVersion(Event e) {
+    try {
+      return Long.parseLong(e.getMetadata().getResourceVersion());
+    } catch (RuntimeException notANumber) {
+      return 0;
+    }
   }
 
   static Instant instant(String time) {
