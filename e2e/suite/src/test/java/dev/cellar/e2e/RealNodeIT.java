@@ -1158,7 +1158,8 @@ class RealNodeIT {
   }
 
   static String yamlString(String s) {
-    return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    // A YAML double-quoted scalar folds a bare line break into a space: lines are escaped.
+    return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n") + "\"";
   }
 
   static String secretValue(String ns, String secret, String key) {
