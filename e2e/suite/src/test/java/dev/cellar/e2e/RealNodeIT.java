@@ -974,7 +974,8 @@ class RealNodeIT {
             "-n",
             ns,
             "-l",
-            "app.kubernetes.io/instance=" + instance,
+            // The database pods, not the backup Jobs' (which share the instance label).
+            "app.kubernetes.io/instance=" + instance + ",app.kubernetes.io/component=database",
             "-o",
             "jsonpath={range .items[*]}{.metadata.name}={.metadata.uid} {end}")
         .stdout()
