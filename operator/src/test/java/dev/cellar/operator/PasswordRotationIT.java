@@ -73,14 +73,7 @@ class PasswordRotationIT extends ReconcilerTestBase {
         }
       };
 
-  @RegisterExtension
-  static LocallyRunOperatorExtension operator =
-      LocallyRunOperatorExtension.builder()
-          .withKubernetesClient(client)
-          .withReconciler(new DatabaseReconciler(c -> FAKE))
-          .oneNamespacePerClass(true)
-          .waitForNamespaceDeletion(false)
-          .build();
+  @RegisterExtension static LocallyRunOperatorExtension operator = operatorOn(client, FAKE);
 
   @Override
   LocallyRunOperatorExtension operator() {

@@ -7,6 +7,7 @@ import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.Phase;
 import dev.cellar.operator.cache.CachePruning;
+import dev.cellar.operator.failover.InstanceAgent;
 import dev.cellar.operator.status.ConditionSet;
 import dev.cellar.operator.status.Conditions.Type;
 import io.fabric8.kubernetes.api.model.Condition;
@@ -26,6 +27,19 @@ abstract class ReconcilerTestBase {
         .withKubernetesClient(client)
         // One namespace per class: the Databases' cache is pruned, as CellarOperator does.
         .withReconciler(new DatabaseReconciler(), c -> c.withItemStore(CachePruning.store()))
+        .oneNamespacePerClass(true)
+        .waitForNamespaceDeletion(false)
+        .build();
+  }
+
+  /**
+   * The reconciler in this JVM whose failover and password steps ask {@code agent} (kwok runs no
+   * server to exec into).
+   */
+  static LocallyRunOperatorExtension operatorOn(KubernetesClient client, InstanceAgent agent) {
+    return LocallyRunOperatorExtension.builder()
+        .withKubernetesClient(client)
+        .withReconciler(new DatabaseReconciler(c -> agent))
         .oneNamespacePerClass(true)
         .waitForNamespaceDeletion(false)
         .build();

@@ -974,7 +974,8 @@ class RealNodeIT {
             "-n",
             ns,
             "-l",
-            "app.kubernetes.io/instance=" + instance,
+            // The database pods, not the backup Jobs' (which share the instance label).
+            "app.kubernetes.io/instance=" + instance + ",app.kubernetes.io/component=database",
             "-o",
             "jsonpath={range .items[*]}{.metadata.name}={.metadata.uid} {end}")
         .stdout()
@@ -1158,7 +1159,8 @@ class RealNodeIT {
   }
 
   static String yamlString(String s) {
-    return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    // A YAML double-quoted scalar folds a bare line break into a space: lines are escaped.
+    return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n") + "\"";
   }
 
   static String secretValue(String ns, String secret, String key) {

@@ -105,29 +105,29 @@ public interface InstanceAgent {
 
     @Override
     public Optional<String> promote(String namespace, String pod) {
-      Result r = run(namespace, pod, PROMOTE_TIMEOUT, "promote");
-      if (r.code() == 0 && parse(r.out(), "promoted").isPresent()) {
-        return Optional.empty();
-      }
-      return Optional.of(
-          "role.sh promote in "
-              + pod
-              + " exited "
-              + r.code()
-              + ": "
-              + lastLine(r.err().isBlank() ? r.out() : r.err()));
+      return failure(pod, "promote", "promoted", run(namespace, pod, PROMOTE_TIMEOUT, "promote"));
     }
 
     @Override
     public Optional<String> applyCredentials(String namespace, String pod, String credentials) {
       // The script reads up to a line "." too: closing stdin through pods/exec needs a newer
       // protocol than every API server speaks.
-      Result r = run(namespace, pod, POSITION_TIMEOUT.multipliedBy(3), "credentials", credentials);
-      if (r.code() == 0 && parse(r.out(), "applied").isPresent()) {
+      return failure(
+          pod,
+          "credentials",
+          "applied",
+          run(namespace, pod, POSITION_TIMEOUT.multipliedBy(3), "credentials", credentials));
+    }
+
+    /** Empty when {@code action} printed {@code word}; else what went wrong, in one line. */
+    private static Optional<String> failure(String pod, String action, String word, Result r) {
+      if (r.code() == 0 && parse(r.out(), word).isPresent()) {
         return Optional.empty();
       }
       return Optional.of(
-          "role.sh credentials in "
+          "role.sh "
+              + action
+              + " in "
               + pod
               + " exited "
               + r.code()
