@@ -174,9 +174,19 @@ public record Topology(Database db) {
     return service + "." + namespace() + ".svc.cluster.local";
   }
 
-  /** The SQL database the image creates: the Database's name, as an identifier. */
+  /**
+   * The SQL database the image creates: the Database's name, as an identifier; for a Database
+   * restored from another's backup, the source's, so that the restored data is in the database its
+   * credentials Secret names (a dump holds the source's database under the source's name).
+   */
   public String databaseName() {
-    return name().replace('-', '_').replace('.', '_');
+    String owner =
+        Optional.ofNullable(db.getSpec().getBootstrap())
+            .map(b -> b.getFromBackup())
+            .map(f -> f.getDatabase())
+            .filter(d -> !d.isBlank())
+            .orElse(name());
+    return owner.replace('-', '_').replace('.', '_');
   }
 
   // What runs.

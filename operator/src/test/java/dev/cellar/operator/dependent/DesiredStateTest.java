@@ -97,6 +97,20 @@ class DesiredStateTest {
         .satisfies(o -> assertThat(o.getUid()).isEqualTo("uid-1"));
   }
 
+  @Test
+  void aRestoredDatabaseKeepsItsSourcesDatabaseName() {
+    Database db = db(Engine.POSTGRESQL, "16");
+    dev.cellar.api.v1.FromBackupSpec from = new dev.cellar.api.v1.FromBackupSpec();
+    from.setDatabase("shop-main");
+    dev.cellar.api.v1.BootstrapSpec bootstrap = new dev.cellar.api.v1.BootstrapSpec();
+    bootstrap.setFromBackup(from);
+    db.getSpec().setBootstrap(bootstrap);
+    // The dump holds the source's database under its name: the Secret names that one.
+    Secret secret = new CredentialsSecretDependent().desired(db, null);
+    assertThat(decode(secret, "database")).isEqualTo("shop_main");
+    assertThat(decode(secret, "uri")).endsWith("/shop_main");
+  }
+
   static String decode(Secret secret, String key) {
     return new String(
         Base64.getDecoder().decode(secret.getData().get(key)), StandardCharsets.UTF_8);
