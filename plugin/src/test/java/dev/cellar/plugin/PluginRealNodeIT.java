@@ -30,14 +30,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The commands that need real database processes, on the local cluster's real node (only with
- * {@code CELLAR_REAL_NODE=true} and {@code CELLAR_PLUGIN_REAL_NODE=true}, as root, under {@code
- * flock /work/coord/realnode.lock} on shared machines): psql through kubectl exec, a backup now
- * that ends in a dump, and a restore of that dump into a new Database that answers with the data.
- * The plugin runs as users run it: the launcher {@code target/kubectl-cellar}, with the local
- * cluster's kubectl.
+ * {@code CELLAR_REAL_NODE=true}, as bin/test runs it; as root, under {@code flock
+ * /work/coord/realnode.lock} on shared machines): psql through kubectl exec, a backup now that ends
+ * in a dump, and a restore of that dump into a new Database that answers with the data. The plugin
+ * runs as users run it: the launcher {@code target/kubectl-cellar}, with the local cluster's
+ * kubectl.
  */
 @EnabledIfEnvironmentVariable(named = "CELLAR_REAL_NODE", matches = "true")
-@EnabledIfEnvironmentVariable(named = "CELLAR_PLUGIN_REAL_NODE", matches = "true")
 class PluginRealNodeIT {
   static final Duration READY = Duration.ofMinutes(5);
   static final String IMAGE = "cellar.local/postgres:15";
@@ -52,8 +51,6 @@ class PluginRealNodeIT {
 
   @BeforeAll
   static void realNode() {
-    // Enabled only with CELLAR_PLUGIN_REAL_NODE=true as well: not yet part of bin/test, since it
-    // has not had a run of its own on the real node (the lock was taken by the CI rehearsal).
     cluster = LocalCluster.get();
     assumeTrue(cluster.isLocal(), "the real node joins the local cluster only");
     startedNode = node("status").exitCode() != 0;
