@@ -188,9 +188,9 @@ public class DatabaseReconciler implements Reconciler<Database> {
     // 9. The status from what the children report, written only when it changed.
     Optional<Duration> recheck =
         StatusWriter.write(db, context, resize, Optional.empty(), failover.note(), rotation);
-    // 10. The status just written may be the first Ready: the primary loses its bootstrap
-    //    annotation now, not with whichever event comes next (maybe none; an idle Database gets
-    //    no more events).
+    // 10. The status just written may be the first with the primary available
+    //    (firstAvailableTime): the primary loses its bootstrap annotation now, not with whichever
+    //    event comes next (maybe none; an idle Database gets no more events).
     if (PodRoles.mayBootstrap(db)) {
       context
           .getPrimaryCache()
