@@ -34,6 +34,12 @@ public final class StatusWriter {
 
   static final Duration CREDENTIALS_RECHECK = Duration.ofSeconds(30);
 
+  /**
+   * How soon to look again while the StatefulSet has fewer pods than it wants: the controller's
+   * FailedCreate Event (a quota, an admission policy) is not watched, and nothing else may change.
+   */
+  static final Duration POD_CREATION_RECHECK = Duration.ofSeconds(10);
+
   private StatusWriter() {}
 
   /**
@@ -79,6 +85,14 @@ public final class StatusWriter {
       // A Secret the user brought is not watched (only Cellar's are cached): look again for the
       // missing keys, a read every half minute while they are missing.
       recheck = Optional.of(CREDENTIALS_RECHECK);
+    }
+    if (podsMissing(observed) && observed.podCreation().isEmpty()) {
+      // Reads only (the Events), and only until the pods exist or their refusal is named.
+      recheck =
+          Optional.of(
+              recheck
+                  .filter(r -> r.compareTo(POD_CREATION_RECHECK) < 0)
+                  .orElse(POD_CREATION_RECHECK));
     }
     if (status.equals(db.getStatus())) {
       return recheck;
@@ -203,6 +217,14 @@ public final class StatusWriter {
   private static Optional<String> credentials(Topology topology, Context<Database> context) {
     return CredentialsSecret.read(topology, context)
         .flatMap(s -> CredentialsCheck.problem(topology, s));
+  }
+
+  /** Whether the StatefulSet has fewer pods than it wants (being created, or refused). */
+  private static boolean podsMissing(Observed observed) {
+    return observed
+        .statefulSet()
+        .map(s -> observed.pods().size() < Optional.ofNullable(s.getSpec().getReplicas()).orElse(0))
+        .orElse(false);
   }
 
   /**
