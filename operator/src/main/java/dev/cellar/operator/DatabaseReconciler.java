@@ -164,7 +164,8 @@ public class DatabaseReconciler implements Reconciler<Database> {
     context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
     // 3. The primary watched; once it has been unavailable for spec.failover.delaySeconds, the
     //    most advanced ready replica promoted (status.currentPrimary written at once).
-    Failover.Outcome failover = Failover.run(db, context, agents.apply(context.getClient()));
+    InstanceAgent agent = agents.apply(context.getClient());
+    Failover.Outcome failover = Failover.run(db, context, agent);
     if (failover
         .note()
         .map(n -> n.reason() == Reason.FAILED_OVER || n.reason() == Reason.SWITCHED_OVER)
@@ -183,8 +184,7 @@ public class DatabaseReconciler implements Reconciler<Database> {
     // 7. Backup Jobs: results recorded when they end; an on-demand backup if one is asked for.
     BackupResults.reconcile(db, context);
     // 8. Passwords changed in the credentials Secret applied in the running servers.
-    PasswordRotation.Outcome rotation =
-        PasswordRotation.run(db, context, agents.apply(context.getClient()));
+    PasswordRotation.Outcome rotation = PasswordRotation.run(db, context, agent);
     // 9. The status from what the children report, written only when it changed.
     Optional<Duration> recheck =
         StatusWriter.write(db, context, resize, Optional.empty(), failover.note(), rotation);

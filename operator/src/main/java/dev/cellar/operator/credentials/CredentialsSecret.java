@@ -14,11 +14,28 @@ import java.util.Optional;
 public final class CredentialsSecret {
   private CredentialsSecret() {}
 
+  /** Where one reconcile keeps what it read, so the steps that need the Secret read it once. */
+  private static final String CONTEXT_KEY = CredentialsSecret.class.getName();
+
+  private record Read(Optional<Secret> secret) {}
+
   /**
    * The credentials Secret as the pods will read it: Cellar's own from the informer cache, a Secret
-   * the user brought (without Cellar's labels, so not cached) read from the API server.
+   * the user brought (without Cellar's labels, so not cached) read from the API server, once per
+   * reconcile (the password rotation and the status both look at it).
    */
   public static Optional<Secret> read(Topology topology, Context<Database> context) {
+    var shared = context.managedWorkflowAndDependentResourceContext();
+    Optional<Read> earlier = shared.get(CONTEXT_KEY, Read.class);
+    if (earlier.isPresent()) {
+      return earlier.get().secret();
+    }
+    Optional<Secret> secret = lookUp(topology, context);
+    shared.put(CONTEXT_KEY, new Read(secret));
+    return secret;
+  }
+
+  private static Optional<Secret> lookUp(Topology topology, Context<Database> context) {
     String name = topology.credentialsSecret();
     return context.getSecondaryResources(Secret.class).stream()
         .filter(s -> s.getMetadata().getName().equals(name))
