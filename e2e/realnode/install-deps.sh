@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs what the real node runs on, from Debian's packages, once: containerd and runc (the
 # container runtime), the CNI plugins (bridge, host-local, loopback, portmap), iptables and
-# conntrack (kube-proxy), mmdebstrap and jq (the database images are built from Debian's packages).
+# conntrack (kube-proxy), socat (the pods' relay to the API server), mmdebstrap and jq (the
+# database images are built from Debian's packages).
 # Skips every package that is already installed; needs root (apt-get).
 # Usage: e2e/realnode/install-deps.sh [--check]   (--check: list what is missing, install nothing)
 set -euo pipefail
 
-packages=(containerd runc containernetworking-plugins iptables conntrack mmdebstrap jq)
+packages=(containerd runc containernetworking-plugins iptables conntrack socat mmdebstrap jq)
 
 installed() { [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]; }
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A real node for the local cluster: containerd and runc run real containers, a kubelet registers
 # the node with the cluster's control plane, kube-proxy (iptables) makes ClusterIP Services work,
-# CoreDNS answers for cluster.local, and a small provisioner turns PVCs of the StorageClass
-# `real-local` into local volumes (directories under the cluster's state directory).
+# CoreDNS answers for cluster.local, a small provisioner turns PVCs of the StorageClass
+# `real-local` into local volumes (directories under the cluster's state directory), and a relay
+# lets the node's pods reach the API server through the `kubernetes` Service (in-cluster config).
 #
 # Usage (normally through e2e/local-cluster node COMMAND):
 #   e2e/realnode/node.sh up       install what is missing, build kubelet, kube-proxy, CoreDNS and the
@@ -10,7 +11,11 @@
 #   e2e/realnode/node.sh down     stop its pods and components, remove its network and state
 #   e2e/realnode/node.sh status   each component: running or not; exit 0 if all run, 3 if not
 #   e2e/realnode/node.sh stop|start COMPONENT   one of containerd, kubelet, kube-proxy, coredns,
-#                                 provisioner (fault tests); `up` restarts whatever is stopped
+#                                 provisioner, apiserver-relay (fault tests); `up` restarts whatever
+#                                 is stopped
+#   e2e/realnode/node.sh load ARCHIVE...   import image archives (docker save or OCI, e.g. Jib's
+#                                 target/jib-image.tar) into the node's containerd, as `kind load
+#                                 image-archive` does; an archive imported before is skipped
 #
 # The node is `cellar-real-node`, labelled cellar.dev/real-node=true and tainted
 # cellar.dev/real-node=true:PreferNoSchedule, so the scheduler keeps pods that could run anywhere
@@ -20,6 +25,13 @@
 # the kubelet, kube-proxy and CoreDNS (clusterDNS) listen there. Forwarded traffic of the pods
 # may not leave the bridge: they reach each other, Services and the node, nothing else. Nothing
 # is pulled: containerd's registry traffic goes to a closed port on 127.0.0.1.
+#
+# The API server listens on 127.0.0.1 only and the local cluster runs it with
+# --endpoint-reconciler-type=none (an endpoint may not be a loopback address), so the `kubernetes`
+# Service has no endpoints and a pod could not use its in-cluster config. The node adds them: a
+# relay (socat) on $NODE_IP:$RELAY_PORT forwards to the API server, and the EndpointSlice
+# `kubernetes-real-node` (config/objects.yaml) names it, so kube-proxy sends 10.96.0.1:443 there.
+# The API server's certificate names 10.96.0.1 and kubernetes.default.svc: TLS checks pass.
 #
 # Kubernetes v1.34 is the last release whose kubelet starts on cgroup v1 without being told to
 # (failCgroupV1 turns on in v1.35): these machines mount cgroup v1, so the pinned version stays.
@@ -47,7 +59,8 @@ GUARD_CHAIN=CELLAR-REAL-NODE
 POD_ACCEPT=(-i "$BRIDGE" -o "$BRIDGE" -m comment --comment "cellar real node: pod traffic" -j ACCEPT)
 # shellcheck disable=SC2034 # in config/objects.yaml
 PROVISIONER=cellar.dev/real-node-volume
-COMPONENTS=(containerd kubelet kube-proxy coredns provisioner)
+RELAY_PORT=6443
+COMPONENTS=(containerd kubelet kube-proxy coredns provisioner apiserver-relay)
 
 ctr_() { ctr --address "$node/containerd/containerd.sock" -n k8s.io "$@"; }
 
@@ -61,7 +74,7 @@ render_config() {
   # shellcheck disable=SC2034 # read by render through indirection
   local NODE=$node PKI=$pki
   [ -n "$SANDBOX_IMAGE" ] || SANDBOX_IMAGE=$("$realnode/images.sh" ref pause)
-  render "$conf/$1" NODE PKI BRIDGE POD_CIDR NODE_IP NODE_NAME PROVISIONER SANDBOX_IMAGE >"$2"
+  render "$conf/$1" NODE PKI BRIDGE POD_CIDR NODE_IP NODE_NAME PROVISIONER SANDBOX_IMAGE RELAY_PORT >"$2"
 }
 
 write_containerd_config() {
@@ -211,6 +224,18 @@ provisioner_cmd() {
 }
 provisioner_health() { running provisioner; }
 
+# The API server for the node's pods (see the header): socat names its log file, which puts the
+# state directory on its command line (how supervise.sh tells its pid from a reused one).
+apiserver_relay_cmd() {
+  cmd=(socat -lf "$node/logs/apiserver-relay.socat.log"
+    "TCP-LISTEN:$RELAY_PORT,bind=$NODE_IP,reuseaddr,fork" "TCP:127.0.0.1:$APISERVER_PORT")
+}
+# Healthy: the API server answers through it, by the name its certificate gives it.
+apiserver_relay_health() {
+  curl -fsS --noproxy '*' --max-time 2 --cacert "$pki/ca.crt" \
+    --connect-to "kubernetes.default.svc:443:$NODE_IP:$RELAY_PORT" https://kubernetes.default.svc/readyz >/dev/null 2>&1
+}
+
 timeout_of() { case $1 in kubelet) echo 120 ;; *) echo 60 ;; esac; }
 detail() {
   case $1 in
@@ -343,11 +368,40 @@ cmd_down() {
   host_leftovers
   if [ -f "$kubeconfig" ] && [ -f "$dir/ports" ]; then
     kubectl_ delete node "$NODE_NAME" --ignore-not-found --wait=false >/dev/null 2>&1 || true
+    kubectl_ -n default delete endpointslice kubernetes-real-node --ignore-not-found --wait=false >/dev/null 2>&1 || true
     # Their directories go with the node: claims bound to them become Lost, not silently empty.
     kubectl_ delete pv -l cellar.dev/real-node-volume=true --wait=false >/dev/null 2>&1 || true
   fi
   rm -rf "$node"
   say "down; removed $node"
+}
+
+# load ARCHIVE...: image archives into the node's containerd (`ctr images import` reads docker
+# save archives, as Jib writes them, and OCI layouts). An archive's digest and the images it held
+# are noted in $node/loaded/: one imported before, whose images are all still there, is skipped.
+cmd_load() {
+  local archive sum note names name start missing
+  [ $# -gt 0 ] || die "usage: node load ARCHIVE..."
+  [ -f "$node/.complete" ] || die "no real node in $dir (run: node up)"
+  containerd_health || die "the node's containerd does not run (run: node up)"
+  mkdir -p "$node/loaded"
+  for archive in "$@"; do
+    [ -f "$archive" ] || die "no image archive $archive"
+    sum=$(sha256sum "$archive" | cut -c1-64)
+    note=$node/loaded/$sum
+    if [ -s "$note" ]; then
+      missing=false
+      names=$(ctr_ images ls -q)
+      while read -r name; do grep -qxF "$name" <<<"$names" || missing=true; done <"$note"
+      if ! $missing; then say "$archive: loaded before ($(paste -sd' ' "$note"))"; continue; fi
+    fi
+    start=$(now_ms)
+    # "unpacking NAME (sha256:...)...done" for each image of the archive.
+    ctr_ images import "$archive" | awk '$1 == "unpacking" {print $2}' >"$note.tmp" ||
+      { rm -f "$note.tmp"; die "ctr could not import $archive"; }
+    mv "$note.tmp" "$note"
+    say "loaded $(paste -sd' ' "$note") from $archive in $(( ($(now_ms) - start) / 100 ))e-1 s"
+  done
 }
 
 cmd_status() {
@@ -363,5 +417,6 @@ case ${1:-} in
   status) cmd_status ;;
   stop) cmd_stop "${2:-}" ;;
   start) cmd_start "${2:-}" ;;
+  load) shift; cmd_load "$@" ;;
   *) usage ;;
 esac
