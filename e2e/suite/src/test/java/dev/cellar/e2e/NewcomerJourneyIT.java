@@ -30,15 +30,25 @@ class NewcomerJourneyIT {
 
   @BeforeAll
   static void install() {
+    use(clusterExtension.cluster(), null, null);
+    cellar = Cellar.install("newcomer-journey");
+    ns = clusterExtension.newNamespace();
+  }
+
+  /**
+   * The journey's examples as they run on {@code cluster}, and the operator and namespace of the
+   * journey: how another scenario (HelmReleaseIT) runs the same journey against a Cellar it
+   * installed another way.
+   */
+  static void use(LocalCluster cluster, Cellar installed, String namespace) {
     for (String file : List.of("postgresql.yaml", "mysql.yaml", "mariadb.yaml")) {
       runs.put(
           file,
           UpstreamImages.forExample(
-              clusterExtension.cluster(),
-              LocalCluster.repoRoot().resolve("deploy/examples").resolve(file)));
+              cluster, LocalCluster.repoRoot().resolve("deploy/examples").resolve(file)));
     }
-    cellar = Cellar.install("newcomer-journey");
-    ns = clusterExtension.newNamespace();
+    cellar = installed;
+    ns = namespace;
   }
 
   @AfterAll

@@ -26,14 +26,17 @@ import java.util.Optional;
  * The operator as the Deployment from deploy/operator ({@code kubectl apply -k}, as the README
  * tells users), its image loaded into the cluster beforehand; on any cluster but the local one
  * (kind). Its HTTP endpoints are reached through the pod (a port-forward to the leader, or to any
- * running pod when none leads).
+ * running pod when none leads). {@link HelmRelease} is the same Deployment installed by the Helm
+ * chart instead.
  */
-final class OperatorDeployment extends Cellar {
+sealed class OperatorDeployment extends Cellar permits HelmRelease {
   static final String DEPLOYMENT = "cellar-operator";
   static final String POD_LABEL = "app.kubernetes.io/name=cellar-operator";
   static final int PORT = 8080;
 
-  private final KubernetesClient client;
+  final String namespace;
+  final String deployment;
+  final KubernetesClient client;
   private final HttpClient http = HttpClient.newHttpClient();
   private LocalPortForward forward;
   private String forwardedPod;
@@ -41,16 +44,37 @@ final class OperatorDeployment extends Cellar {
   private int logsKept;
 
   OperatorDeployment(LocalCluster cluster, java.nio.file.Path logs) {
+    this(
+        cluster,
+        logs,
+        NAMESPACE,
+        DEPLOYMENT,
+        () ->
+            kubectlOk(
+                cluster,
+                "apply",
+                "-k",
+                LocalCluster.repoRoot().resolve("deploy/operator").toString()));
+  }
+
+  /** The Deployment {@code deployment} in {@code namespace}, which {@code install} creates. */
+  OperatorDeployment(
+      LocalCluster cluster,
+      java.nio.file.Path logs,
+      String namespace,
+      String deployment,
+      Runnable install) {
     super(cluster, logs);
+    this.namespace = namespace;
+    this.deployment = deployment;
     this.client = cluster.newClient();
-    kubectlOk(
-        cluster, "apply", "-k", LocalCluster.repoRoot().resolve("deploy/operator").toString());
+    install.run();
     Integer declared =
         client
             .apps()
             .deployments()
-            .inNamespace(NAMESPACE)
-            .withName(DEPLOYMENT)
+            .inNamespace(namespace)
+            .withName(deployment)
             .get()
             .getSpec()
             .getReplicas();
@@ -65,15 +89,15 @@ final class OperatorDeployment extends Cellar {
   /** Scales the Deployment to {@code count} pods and waits for the rollout. */
   void scale(int count) {
     replicas = Math.max(count, 1);
-    kubectlOk(cluster, "-n", NAMESPACE, "scale", "deployment/" + DEPLOYMENT, "--replicas=" + count);
+    kubectlOk(cluster, "-n", namespace, "scale", "deployment/" + deployment, "--replicas=" + count);
     if (count > 0) {
       kubectlOk(
           cluster,
           "-n",
-          NAMESPACE,
+          namespace,
           "rollout",
           "status",
-          "deployment/" + DEPLOYMENT,
+          "deployment/" + deployment,
           "--timeout=180s");
     } else {
       await("no operator pod left").atMost(Duration.ofSeconds(60)).until(() -> pods().isEmpty());
@@ -84,7 +108,7 @@ final class OperatorDeployment extends Cellar {
   List<Pod> pods() {
     return client
         .pods()
-        .inNamespace(NAMESPACE)
+        .inNamespace(namespace)
         .withLabel("app.kubernetes.io/name", DEPLOYMENT)
         .list()
         .getItems()
@@ -96,7 +120,7 @@ final class OperatorDeployment extends Cellar {
 
   /** The pod holding the leader-election Lease (its identity is the pod's name), if any. */
   Optional<String> leader() {
-    Lease lease = client.leases().inNamespace(NAMESPACE).withName("cellar-operator").get();
+    Lease lease = client.leases().inNamespace(namespace).withName("cellar-operator").get();
     return Optional.ofNullable(lease)
         .map(l -> l.getSpec().getHolderIdentity())
         .filter(h -> pods().stream().anyMatch(p -> p.getMetadata().getName().equals(h)));
@@ -108,7 +132,7 @@ final class OperatorDeployment extends Cellar {
     kubectlOk(
         cluster,
         "-n",
-        NAMESPACE,
+        namespace,
         "delete",
         "pod",
         name,
@@ -140,7 +164,7 @@ final class OperatorDeployment extends Cellar {
   void kill9() {
     saveLogs();
     kubectlOk(
-        cluster, "-n", NAMESPACE, "delete", "pod", "-l", POD_LABEL, "--grace-period=0", "--force");
+        cluster, "-n", namespace, "delete", "pod", "-l", POD_LABEL, "--grace-period=0", "--force");
   }
 
   @Override
@@ -161,7 +185,7 @@ final class OperatorDeployment extends Cellar {
             .orElseThrow(() -> new IOException("no operator pod runs"));
     if (forward == null || !pod.equals(forwardedPod) || !forward.isAlive()) {
       closeForward();
-      forward = client.pods().inNamespace(NAMESPACE).withName(pod).portForward(PORT);
+      forward = client.pods().inNamespace(namespace).withName(pod).portForward(PORT);
       forwardedPod = pod;
     }
     return http.send(
@@ -184,7 +208,7 @@ final class OperatorDeployment extends Cellar {
   @Override
   String log() {
     return cluster
-        .kubectl("-n", NAMESPACE, "logs", "-l", POD_LABEL, "--tail=-1", "--max-log-requests=10")
+        .kubectl("-n", namespace, "logs", "-l", POD_LABEL, "--tail=-1", "--max-log-requests=10")
         .stdout();
   }
 
@@ -197,7 +221,7 @@ final class OperatorDeployment extends Cellar {
     }
   }
 
-  private void closeForward() {
+  void closeForward() {
     if (forward != null) {
       try {
         forward.close();
