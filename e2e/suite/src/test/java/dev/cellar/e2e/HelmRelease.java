@@ -102,26 +102,47 @@ final class HelmRelease extends OperatorDeployment {
     return client.apps().deployments().inNamespace(namespace).withName(deployment).get();
   }
 
+  /** How long a rollout took: until a new pod was Ready, and until it ran alone. */
+  record Rollout(Duration newPodReady, Duration rolledOut) {}
+
   /**
    * {@code helm upgrade --reuse-values} with {@code values} (helm's arguments); returns once the
    * Deployment's new generation is rolled out: one pod, of the new ReplicaSet, Ready, and no other
    * pod left.
    */
-  void upgrade(String... values) {
+  Rollout upgrade(String... values) {
     long before = deploymentObject().getMetadata().getGeneration();
+    List<String> old = allPods().stream().map(p -> p.getMetadata().getName()).toList();
     List<String> args =
         new ArrayList<>(
             List.of("upgrade", release, chart().toString(), "-n", namespace, "--reuse-values"));
     args.addAll(List.of(values));
+    long start = System.nanoTime();
     helm(args.toArray(String[]::new));
+    await("a new operator pod Ready")
+        .atMost(Duration.ofMinutes(3))
+        .pollInterval(Duration.ofMillis(200))
+        .until(
+            () ->
+                allPods().stream()
+                    .filter(p -> !old.contains(p.getMetadata().getName()))
+                    .anyMatch(
+                        p ->
+                            p.getStatus().getConditions().stream()
+                                .anyMatch(
+                                    c ->
+                                        c.getType().equals("Ready")
+                                            && c.getStatus().equals("True"))));
+    Duration ready = Duration.ofNanos(System.nanoTime() - start);
     awaitRolledOut(before + 1);
+    return new Rollout(ready, Duration.ofNanos(System.nanoTime() - start));
   }
 
   /** Waits until generation {@code generation} of the Deployment runs alone, Ready. */
   void awaitRolledOut(long generation) {
     await("Deployment " + deployment + " generation " + generation + " rolled out")
         .atMost(Duration.ofMinutes(3))
-        .pollInterval(Duration.ofMillis(500))
+        .pollInterval(Duration.ofMillis(200))
         .ignoreExceptions()
         .untilAsserted(
             () -> {

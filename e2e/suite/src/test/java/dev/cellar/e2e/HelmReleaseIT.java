@@ -197,9 +197,13 @@ class HelmReleaseIT {
 
     // helm upgrade with a changed value rolls the Deployment.
     String before = cellar.pods().get(0).getMetadata().getName();
-    start = System.nanoTime();
-    cellar.upgrade("--set", "logFormat=text");
-    timings.add("helm upgrade (logFormat=text) to the new pod Ready: " + seconds(start) + " s");
+    HelmRelease.Rollout rollout = cellar.upgrade("--set", "logFormat=text");
+    timings.add(
+        String.format(
+            Locale.ROOT,
+            "helm upgrade (logFormat=text): new pod Ready %.1f s, the old pod gone %.1f s",
+            rollout.newPodReady().toMillis() / 1e3,
+            rollout.rolledOut().toMillis() / 1e3));
     Pod pod = cellar.pods().get(0);
     assertThat(pod.getMetadata().getName()).as("a new pod").isNotEqualTo(before);
     assertThat(pod.getSpec().getNodeName()).isEqualTo(NODE);
