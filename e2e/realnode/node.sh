@@ -356,7 +356,7 @@ host_leftovers() {
 cmd_down() {
   local c
   [ -d "$node" ] || { say "no real node in $dir"; return 0; }
-  for c in provisioner coredns kubelet; do stop_component "$c" || true; done
+  for c in apiserver-relay provisioner coredns kubelet; do stop_component "$c" || true; done
   remove_pods
   stop_component kube-proxy || true
   stop_component containerd || true
