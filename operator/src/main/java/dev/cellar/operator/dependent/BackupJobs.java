@@ -101,6 +101,7 @@ public final class BackupJobs {
             .withNewEmptyDir()
             .endEmptyDir()
             .endVolume();
+    PodScheduling.applyToJob(db, pod);
     if (store.isEmpty()) {
       pod.editFirstContainer()
           .addNewVolumeMount()
