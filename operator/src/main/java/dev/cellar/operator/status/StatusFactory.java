@@ -148,10 +148,15 @@ public final class StatusFactory {
         observed
             .lastBackupJob()
             .filter(j -> jobCondition(j, "Complete"))
+            .filter(j -> !BackupResults.verification(j))
             .map(j -> j.getStatus().getCompletionTime())
             .orElse(f.previous().getLastBackupTime()));
+    // A verification Job checks a dump again and writes none: it counts as verified, not backed up.
     status.setLastBackup(
-        newestRecord(observed.backupJobs(), r -> true).orElse(f.previous().getLastBackup()));
+        newestRecord(
+                observed.backupJobs().stream().filter(j -> !BackupResults.verification(j)).toList(),
+                r -> true)
+            .orElse(f.previous().getLastBackup()));
     status.setLastVerifiedBackup(
         newestRecord(observed.backupJobs(), BackupResults.Result::isVerified)
             .orElse(f.previous().getLastVerifiedBackup()));
@@ -413,6 +418,23 @@ public final class StatusFactory {
               + name
               + ")");
     }
+    if (last.isPresent()
+        && result.isPresent()
+        && result.get().name() != null
+        && BackupResults.verification(last.get())) {
+      BackupResults.Result r = result.get();
+      return new Verdict(
+          true,
+          Reason.BACKUP_SUCCEEDED,
+          "dump "
+              + r.name()
+              + " at "
+              + r.location()
+              + " verified again on request (job "
+              + last.get().getMetadata().getName()
+              + "): "
+              + r.verification());
+    }
     if (last.isPresent() && result.isPresent() && result.get().name() != null) {
       BackupResults.Result r = result.get();
       return new Verdict(
@@ -445,7 +467,11 @@ public final class StatusFactory {
       return new Verdict(
           true,
           Reason.BACKUP_SUCCEEDED,
-          "last backup by job " + last.get().getMetadata().getName() + " succeeded");
+          (BackupResults.verification(last.get())
+                  ? "last verification by job "
+                  : "last backup by job ")
+              + last.get().getMetadata().getName()
+              + " succeeded");
     }
     return new Verdict(
         true,

@@ -95,6 +95,7 @@ verify() {
     dump=$BACKUP_DIR/$1
     [ -f "$dump" ] || fail verify "no dump $1 in $BACKUP_DIR"
   fi
+  size=$(stat -c %s "$dump")
   gzip -t "$dump" 2>"$out" || fail verify "$1 is not a valid gzip file (corrupt or truncated): $(grep -v '^$' "$out" | head -n 1 | sed 's/^gzip: [^:]*: //')"
   if ! gzip -dc "$dump" | CELLAR_SCRATCH=$scratch bash -c "$VERIFY_SCRIPT" >"$out" 2>&1; then
     fail verify "$1 did not restore into a throwaway server: $(grep -m 1 -iE 'error|fatal|unexpected|invalid' "$out" || tail -n 1 "$out")"
