@@ -11,17 +11,22 @@ import dev.cellar.operator.status.ErrorMessages;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** Wires the settings, the client, the reconciler, metrics and the HTTP server, and starts. */
 public final class CellarOperator {
   public static final String LEASE = "cellar-operator";
+
+  /** Set by the shutdown hook: losing the Lease is then expected, not a reason to exit. */
+  private static final AtomicBoolean STOPPING = new AtomicBoolean();
 
   private CellarOperator() {}
 
@@ -52,6 +57,7 @@ public final class CellarOperator {
         .addShutdownHook(
             new Thread(
                 () -> {
+                  STOPPING.set(true);
                   operator.stop();
                   if (http != null) {
                     http.close();
@@ -91,7 +97,18 @@ public final class CellarOperator {
               if (settings.leaderElection()) {
                 o.withLeaderElectionConfiguration(
                     new LeaderElectionConfiguration(
-                        LEASE, settings.operatorNamespace(), identity()));
+                        LEASE,
+                        settings.operatorNamespace(),
+                        LeaderElectionConfiguration.LEASE_DURATION_DEFAULT_VALUE,
+                        LeaderElectionConfiguration.RENEW_DEADLINE_DEFAULT_VALUE,
+                        LeaderElectionConfiguration.RETRY_PERIOD_DEFAULT_VALUE,
+                        identity(),
+                        new LeaderCallbacks(() -> {}, CellarOperator::lostLease, leader -> {}),
+                        // JOSDK's own exit on a lost Lease calls System.exit also when the Lease
+                        // goes because the shutdown hook stops the operator: System.exit inside a
+                        // shutdown hook blocks for ever, and every SIGTERM ended in the SIGKILL
+                        // of the grace period (30 s per rolling update, HelmReleaseIT).
+                        false));
               }
             });
     operator.register(
@@ -106,6 +123,19 @@ public final class CellarOperator {
           }
         });
     return operator;
+  }
+
+  /**
+   * The Lease was lost while running (renewal failed): exit, so that no two operators reconcile at
+   * once; the next leader takes over. During shutdown (the hook stops the operator, which gives up
+   * leading) nothing is done: the JVM is exiting already.
+   */
+  static void lostLease() {
+    if (!STOPPING.get()) {
+      LoggerFactory.getLogger(CellarOperator.class)
+          .error("lost the Lease {}: exiting so that only its holder reconciles", LEASE);
+      System.exit(1);
+    }
   }
 
   /** The pod's name in a cluster, else host and pid: unique among the Lease's candidates. */

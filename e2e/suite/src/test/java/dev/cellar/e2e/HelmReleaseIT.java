@@ -204,6 +204,9 @@ class HelmReleaseIT {
             "helm upgrade (logFormat=text): new pod Ready %.1f s, the old pod gone %.1f s",
             rollout.newPodReady().toMillis() / 1e3,
             rollout.rolledOut().toMillis() / 1e3));
+    assertThat(rollout.rolledOut().minus(rollout.newPodReady()))
+        .as("the old pod exits on SIGTERM, well before its 30 s grace period ends")
+        .isLessThan(Duration.ofSeconds(20));
     Pod pod = cellar.pods().get(0);
     assertThat(pod.getMetadata().getName()).as("a new pod").isNotEqualTo(before);
     assertThat(pod.getSpec().getNodeName()).isEqualTo(NODE);
