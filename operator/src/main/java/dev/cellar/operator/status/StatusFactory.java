@@ -365,6 +365,16 @@ public final class StatusFactory {
     return new Verdict(true, trouble.reason(), trouble.message());
   }
 
+  /** Where the dumps are: the bucket when spec.backup.objectStore names one, else the volume. */
+  static String whereDumpsStay(Database db, Topology topology) {
+    var store = db.getSpec().getBackup() == null ? null : db.getSpec().getBackup().getObjectStore();
+    if (store == null) {
+      return "on PVC " + topology.backupClaim();
+    }
+    String prefix = store.getPrefix() == null ? "" : store.getPrefix().replaceAll("^/+|/+$", "");
+    return "in s3://" + store.getBucket() + "/" + (prefix.isEmpty() ? "" : prefix + "/");
+  }
+
   /** BackupReady, from the CronJob and its last Job. */
   static Verdict backupReady(Facts f) {
     Database db = f.db();
@@ -372,7 +382,7 @@ public final class StatusFactory {
       return new Verdict(
           false,
           Reason.BACKUP_DISABLED,
-          "spec.backupEnabled is false; earlier dumps stay on PVC " + f.topology().backupClaim());
+          "spec.backupEnabled is false; earlier dumps stay " + whereDumpsStay(db, f.topology()));
     }
     if (f.hibernated()) {
       return new Verdict(
@@ -380,8 +390,8 @@ public final class StatusFactory {
           Reason.BACKUPS_PAUSED,
           "backups are paused while the Database is hibernated: CronJob "
               + f.topology().backupCronJob()
-              + " is suspended; earlier dumps stay on PVC "
-              + f.topology().backupClaim());
+              + " is suspended; earlier dumps stay "
+              + whereDumpsStay(db, f.topology()));
     }
     if (f.observed().backupCronJob().isEmpty()) {
       return new Verdict(false, Reason.BACKUP_PENDING, "the backup CronJob is being created");

@@ -67,7 +67,12 @@ stored_dumps() {
       echo "$s3_error" >"$scratch/list.err"
       return 1
     fi
-    sed "s:^$key_prefix::" "$scratch/list" | awk -v p="$pattern" '$1 ~ p' | sort
+    # bash's own regular expressions, not awk's: mawk (Debian's default awk, in the PostgreSQL
+    # images) has no {n} intervals, and matched no dump, so retention never removed one.
+    local key bytes
+    sed "s:^$key_prefix::" "$scratch/list" | while read -r key bytes; do
+      [[ $key =~ $pattern ]] && printf '%s %s\n' "$key" "$bytes"
+    done | sort
   else
     local f
     shopt -s nullglob
