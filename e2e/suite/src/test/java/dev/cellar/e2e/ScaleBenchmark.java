@@ -286,6 +286,10 @@ class ScaleBenchmark {
         LocalCluster.exec(
             List.of("jcmd", String.valueOf(pid), "VM.native_memory", "summary"), null);
     Files.writeString(out, histogram.stdout() + "\n" + nativeMemory.stdout());
+    // The operator's threads (their count is most of its native memory besides the heap).
+    LocalCluster.Result threads =
+        LocalCluster.exec(List.of("jcmd", String.valueOf(pid), "Thread.print"), null);
+    Files.writeString(out.resolveSibling("threads-" + n + ".txt"), threads.stdout());
   }
 
   /** A cluster ready for {@code n} Databases: nodes for their pods and the namespace. */
