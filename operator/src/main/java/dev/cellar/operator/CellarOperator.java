@@ -93,7 +93,13 @@ public final class CellarOperator {
             o -> {
               o.withKubernetesClient(client)
                   .withMetrics(metrics)
-                  .withConcurrentReconciliationThreads(settings.reconcileThreads());
+                  .withConcurrentReconciliationThreads(settings.reconcileThreads())
+                  // JOSDK's default is 50 threads for the dependents' workflows, each with its
+                  // stack and malloc cache; a reconcile waits for its workflow, so as many
+                  // workflow threads as reconcile threads keep every reconcile going.
+                  // (-Dcellar.workflowThreads sets another count, to measure.)
+                  .withConcurrentWorkflowExecutorThreads(
+                      Integer.getInteger("cellar.workflowThreads", settings.reconcileThreads()));
               if (settings.leaderElection()) {
                 o.withLeaderElectionConfiguration(
                     new LeaderElectionConfiguration(

@@ -286,6 +286,10 @@ class ScaleBenchmark {
         LocalCluster.exec(
             List.of("jcmd", String.valueOf(pid), "VM.native_memory", "summary"), null);
     Files.writeString(out, histogram.stdout() + "\n" + nativeMemory.stdout());
+    // The operator's threads (their count is most of its native memory besides the heap).
+    LocalCluster.Result threads =
+        LocalCluster.exec(List.of("jcmd", String.valueOf(pid), "Thread.print"), null);
+    Files.writeString(out.resolveSibling("threads-" + n + ".txt"), threads.stdout());
   }
 
   /** A cluster ready for {@code n} Databases: nodes for their pods and the namespace. */
@@ -302,7 +306,8 @@ class ScaleBenchmark {
 
   /**
    * Enough kwok nodes for {@code n} database pods (and the churn's replacements): each declares 64
-   * cores, 256 GiB and {@link #PODS_PER_NODE} pods, its own pod CIDR and a loopback address.
+   * cores, 256 GiB, 1 TiB of ephemeral storage and {@link #PODS_PER_NODE} pods, its own pod CIDR
+   * and a loopback address.
    */
   static void addNodes(KubernetesClient client, int n) {
     int count = (n + PODS_PER_NODE - 1) / PODS_PER_NODE + 1;
@@ -315,6 +320,8 @@ class ScaleBenchmark {
           Map.of(
               "cpu", new Quantity("64"),
               "memory", new Quantity("256Gi"),
+              // The database pods request ephemeral storage: a node without it holds none.
+              "ephemeral-storage", new Quantity("1Ti"),
               "pods", new Quantity(String.valueOf(PODS_PER_NODE)));
       client
           .nodes()
