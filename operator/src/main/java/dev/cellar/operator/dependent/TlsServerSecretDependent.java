@@ -62,6 +62,36 @@ public class TlsServerSecretDependent extends OwnedChild<Secret> {
         .build();
   }
 
+  /**
+   * Owned (it goes with the Database), and annotated with its Database like the credentials Secret:
+   * the two share the credentials' informer, whose secondary-to-primary mapping reads those
+   * annotations (JOSDK puts them only on children it does not own).
+   */
+  @Override
+  protected void addReferenceHandlingMetadata(Secret desired, Database db) {
+    super.addReferenceHandlingMetadata(desired, db);
+    addSecondaryToPrimaryMapperAnnotations(desired, db);
+  }
+
+  /**
+   * A Secret of that name that the informer does not map to the Database (written before it was
+   * annotated) is taken over: updated to the desired state rather than created again.
+   */
+  @Override
+  public Secret create(Secret desired, Database db, Context<Database> context) {
+    Topology topology = Topology.of(db);
+    Secret existing =
+        context
+            .getClient()
+            .secrets()
+            .inNamespace(topology.namespace())
+            .withName(topology.tlsSecret())
+            .get();
+    return existing == null
+        ? super.create(desired, db, context)
+        : super.update(existing, desired, db, context);
+  }
+
   private static boolean good(Topology topology, Secret secret, Certificates.Issued ca) {
     Map<String, String> values = CredentialsSecret.values(secret);
     String cert = values.get(Keys.Tls.CERTIFICATE);

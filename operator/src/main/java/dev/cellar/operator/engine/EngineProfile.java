@@ -53,6 +53,15 @@ public abstract class EngineProfile {
   public abstract String dumpCommand();
 
   /**
+   * The dump command for {@code db}: {@link #dumpCommand()}, with what its spec.tls needs (the
+   * clients of PostgreSQL and MySQL take TLS where the server offers it; MariaDB's before 11.4 do
+   * not, and a required mode refuses them).
+   */
+  public String dumpCommand(Database db) {
+    return dumpCommand();
+  }
+
+  /**
    * A script for {@code bash -c} that restores the dump on its stdin into a throwaway server of
    * this engine in a temporary directory, asks it a query and prints one line saying what answered
    * (backup verification); it exits non-zero when the dump does not restore.

@@ -59,8 +59,8 @@ public final class Certificates {
   public static final Duration DEFAULT_SERVER_VALIDITY = Duration.ofDays(90);
 
   /**
-   * Server certificates start this long before they are issued, so a node whose clock is a little
-   * behind the operator's accepts them.
+   * Server certificates start this long before they are issued (a tenth of a short validity at
+   * most), so a node whose clock is a little behind the operator's accepts them.
    */
   static final Duration BACKDATE = Duration.ofMinutes(5);
 
@@ -77,7 +77,16 @@ public final class Certificates {
    * such as P90D or PT10M, at least one minute) or 90 days.
    */
   public static Duration serverValidity() {
-    return validity(System.getenv(VALIDITY_ENV));
+    return validity(System.getProperty(VALIDITY_PROPERTY, System.getenv(VALIDITY_ENV)));
+  }
+
+  /** The system property that wins over {@link #VALIDITY_ENV} (tests in one JVM). */
+  public static final String VALIDITY_PROPERTY = "cellar.tls.certificateValidity";
+
+  /** How far a server certificate is backdated: {@link #BACKDATE}, at most a tenth of it. */
+  static Duration backdate(Duration validity) {
+    Duration tenth = validity.dividedBy(10);
+    return tenth.compareTo(BACKDATE) < 0 ? tenth : BACKDATE;
   }
 
   static Duration validity(String value) {
@@ -127,7 +136,7 @@ public final class Certificates {
       X509Certificate caCert = parse(ca.certificate());
       PrivateKey caKey = privateKey(ca.privateKey());
       KeyPair keys = keyPair();
-      Instant notBefore = now.minus(BACKDATE);
+      Instant notBefore = now.minus(backdate(validity));
       X509v3CertificateBuilder builder =
           new JcaX509v3CertificateBuilder(
               caCert,

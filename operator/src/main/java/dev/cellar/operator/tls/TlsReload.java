@@ -78,7 +78,11 @@ public final class TlsReload {
     for (Pod pod : context.getSecondaryResources(Pod.class)) {
       Optional<Instant> started = started(pod);
       String uid = pod.getMetadata().getUid();
-      if (started.isEmpty() || !started.get().isBefore(issued) || hash.equals(RELOADED.get(uid))) {
+      // startedAt has whole seconds: a pod started in the second of the issue (a new Database's)
+      // mounted the new files already.
+      if (started.isEmpty()
+          || !started.get().plusSeconds(1).isBefore(issued)
+          || hash.equals(RELOADED.get(uid))) {
         continue;
       }
       String name = pod.getMetadata().getName();
@@ -94,10 +98,22 @@ public final class TlsReload {
     return pending ? new Outcome(Optional.of(RETRY)) : Outcome.NONE;
   }
 
-  /** When a certificate was issued: Cellar backdates its own by {@link Certificates#BACKDATE}. */
+  /**
+   * When a certificate was issued: Cellar backdates its own by {@link Certificates#backdate} of its
+   * validity, which the certificate's span (validity plus backdate) gives back.
+   */
   static Instant issued(X509Certificate cert, boolean ours) {
     Instant notBefore = cert.getNotBefore().toInstant();
-    return ours ? notBefore.plus(Certificates.BACKDATE) : notBefore;
+    if (!ours) {
+      return notBefore;
+    }
+    Duration span = Duration.between(notBefore, cert.getNotAfter().toInstant());
+    // span = validity + backdate, backdate = min(BACKDATE, validity / 10).
+    Duration backdate =
+        span.dividedBy(11).compareTo(Certificates.BACKDATE) < 0
+            ? span.dividedBy(11)
+            : Certificates.BACKDATE;
+    return notBefore.plus(backdate);
   }
 
   /** When the database container's current run started, if it runs. */

@@ -64,6 +64,18 @@ class EngineTlsTest {
   }
 
   @Test
+  void mariadbDumpsAskForTlsWhichItsOlderClientsDoNotByDefault() {
+    EngineProfile p = EngineProfiles.of(Engine.MARIADB);
+    assertThat(p.dumpCommand(db(Engine.MARIADB, "10.11", TlsMode.REQUIRED))).endsWith(" --ssl");
+    assertThat(p.dumpCommand(db(Engine.MARIADB, "10.11", TlsMode.DISABLED)))
+        .doesNotContain("--ssl");
+    // PostgreSQL's sslmode=prefer and MySQL's ssl-mode=PREFERRED take TLS by themselves.
+    assertThat(
+            EngineProfiles.of(Engine.MYSQL).dumpCommand(db(Engine.MYSQL, "8.4", TlsMode.REQUIRED)))
+        .doesNotContain("ssl");
+  }
+
+  @Test
   void mariadbReplicatesOverVerifiedTlsAndReloadsWithFlushSsl() {
     Path cellar = Scripts.materialize(Engine.MARIADB, "11.4", dir.resolve("mariadb"));
     String sql =
