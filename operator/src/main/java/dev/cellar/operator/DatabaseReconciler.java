@@ -105,11 +105,13 @@ import org.slf4j.LoggerFactory;
       @Dependent(
           name = "backups-pvc",
           type = BackupPvcDependent.class,
-          reconcilePrecondition = Preconditions.BackupEnabled.class),
+          reconcilePrecondition = Preconditions.BackupsOnVolume.class),
       @Dependent(
           name = "backup-cronjob",
           type = BackupCronJobDependent.class,
-          dependsOn = {"backups-pvc", "credentials"},
+          // Not on backups-pvc: with an object store there is none. A Job's pod waits for its
+          // claim.
+          dependsOn = "credentials",
           reconcilePrecondition = Preconditions.BackupEnabled.class),
     })
 // Updates that reconcile: a new generation (spec), a deletion, or a changed request annotation

@@ -61,16 +61,24 @@ public final class Keys {
   public static final String BACKUP_NOW_ANNOTATION = "cellar.dev/backup-now";
 
   /**
+   * On a Database: asks for the newest stored dump to be verified again now (read back from the
+   * volume or the bucket and restored into a throwaway server), which catches a dump damaged after
+   * it was written. Any new value asks again; handled like {@link #BACKUP_NOW_ANNOTATION}.
+   */
+  public static final String VERIFY_NOW_ANNOTATION = "cellar.dev/verify-now";
+
+  /**
    * On a backup Job: its result, one line of JSON from the container's termination message,
    * recorded by the operator when the Job ends (the Job keeps what its pod reported).
    */
   public static final String BACKUP_RESULT_ANNOTATION = "cellar.dev/backup-result";
 
-  /** On a backup Job: scheduled (the CronJob's) or on-demand. */
+  /** On a backup Job: scheduled (the CronJob's), on-demand, or verify (a stored dump checked). */
   public static final String BACKUP_TRIGGER_LABEL = "cellar.dev/backup-trigger";
 
   public static final String TRIGGER_SCHEDULED = "scheduled";
   public static final String TRIGGER_ON_DEMAND = "on-demand";
+  public static final String TRIGGER_VERIFY = "verify";
 
   /** The label the Job controller puts on a Job's pods with the Job's name. */
   public static final String JOB_NAME = "batch.kubernetes.io/job-name";

@@ -149,11 +149,20 @@ public record Topology(Database db) {
    * same Job, so a request runs once. At most 45 + 12 + 6 = 63 characters.
    */
   public String onDemandBackupJob(String token) {
+    return name() + "-backup-now-" + shortHash(token);
+  }
+
+  /** The verification Job for one value of the verify-now annotation; as long at most. */
+  public String onDemandVerifyJob(String token) {
+    return name() + "-verify-now-" + shortHash(token);
+  }
+
+  private static String shortHash(String token) {
     try {
       byte[] hash =
           java.security.MessageDigest.getInstance("SHA-256")
               .digest(token.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-      return name() + "-backup-now-" + java.util.HexFormat.of().formatHex(hash).substring(0, 6);
+      return java.util.HexFormat.of().formatHex(hash).substring(0, 6);
     } catch (java.security.NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }

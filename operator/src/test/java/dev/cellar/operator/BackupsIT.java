@@ -15,6 +15,7 @@ import dev.cellar.testkit.LocalCluster;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
@@ -69,6 +70,9 @@ class BackupsIT extends ReconcilerTestBase {
     assertThat(c.getEnv()).extracting(EnvVar::getName).contains("VERIFY_SCRIPT", "S3_BUCKET");
     assertThat(cron.getSpec().getJobTemplate().getSpec().getTemplate().getSpec().getVolumes())
         .noneMatch(v -> v.getPersistentVolumeClaim() != null);
+    assertThat(child(PersistentVolumeClaim.class, "vault-backups"))
+        .as("no backups volume: the dumps go to the bucket")
+        .isNull();
 
     // On demand: one Job per annotation value; the annotation goes once the Job has ended.
     Database db = get("vault");
@@ -152,14 +156,73 @@ class BackupsIT extends ReconcilerTestBase {
               assertThat(d.getStatus().getLastVerifiedBackup().getName())
                   .isEqualTo("vault-20260101T020000Z.sql.gz");
             });
+
+    // The newest dump verified again on request (it may have been damaged in the bucket since it
+    // was written): a Job from the CronJob's template in verify mode; the request goes once it ran.
+    annotate("vault", Keys.VERIFY_NOW_ANNOTATION, "recheck");
+    String verifyJob = Topology.of(get("vault")).onDemandVerifyJob("recheck");
+    await("the verification Job ran and the request was removed")
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () -> {
+              Job job = child(Job.class, verifyJob);
+              assertThat(job).isNotNull();
+              assertThat(job.getMetadata().getLabels())
+                  .containsEntry(Keys.BACKUP_TRIGGER_LABEL, Keys.TRIGGER_VERIFY);
+              assertThat(
+                      job.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv().stream()
+                          .filter(e -> e.getValue() != null)
+                          .map(e -> e.getName() + "=" + e.getValue()))
+                  .contains("BACKUP_MODE=verify", "VERIFY_BACKUP=latest");
+              assertThat(
+                      Optional.ofNullable(get("vault").getMetadata().getAnnotations())
+                          .orElse(Map.of()))
+                  .doesNotContainKey(Keys.VERIFY_NOW_ANNOTATION);
+            });
+
+    // A verification that finds the stored dump damaged names it; the last backup stays what it
+    // was (a verification writes no dump).
+    runBackupJob(
+        cron,
+        "vault-verify-bad",
+        true,
+        "{\"result\":\"failed\",\"stage\":\"verify\",\"name\":\"vault-20260101T020000Z.sql.gz\","
+            + "\"message\":\"vault-20260101T020000Z.sql.gz is not a valid gzip file (corrupt or"
+            + " truncated): invalid compressed data--format violated\"}",
+        Keys.TRIGGER_VERIFY);
+    await("BackupVerificationFailed from a verification")
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () -> {
+              Database d = get("vault");
+              Condition backup = condition(d, Type.BACKUP_READY);
+              assertThat(backup.getReason()).isEqualTo(Reason.BACKUP_VERIFICATION_FAILED.value());
+              assertThat(backup.getMessage())
+                  .contains("verification of vault-20260101T020000Z.sql.gz failed")
+                  .contains("format violated");
+              assertThat(d.getStatus().getLastBackup().getJob()).isEqualTo("vault-backup-ok");
+            });
     assertThat(Serialization.asJson(get("vault").getStatus())).doesNotContain("AWS_SECRET");
+  }
+
+  void annotate(String name, String key, String value) {
+    Database db = get(name);
+    Map<String, String> annotations =
+        new HashMap<>(Optional.ofNullable(db.getMetadata().getAnnotations()).orElse(Map.of()));
+    annotations.put(key, value);
+    db.getMetadata().setAnnotations(annotations);
+    operator.replace(db);
+  }
+
+  void runBackupJob(CronJob cronJob, String name, boolean fail, String result) {
+    runBackupJob(cronJob, name, fail, result, Keys.TRIGGER_SCHEDULED);
   }
 
   /**
    * Starts a Job from the CronJob's template as the CronJob controller would, carrying the result
    * its container would have reported (kwok's pods report none). kwok completes it, or fails it.
    */
-  void runBackupJob(CronJob cronJob, String name, boolean fail, String result) {
+  void runBackupJob(CronJob cronJob, String name, boolean fail, String result, String trigger) {
     var template = cronJob.getSpec().getJobTemplate();
     Map<String, String> podAnnotations = new HashMap<>();
     if (fail) {
@@ -171,6 +234,7 @@ class BackupsIT extends ReconcilerTestBase {
             .withName(name)
             .withNamespace(operator.getNamespace())
             .withLabels(template.getMetadata().getLabels())
+            .addToLabels(Keys.BACKUP_TRIGGER_LABEL, trigger)
             .addToAnnotations(Keys.BACKUP_RESULT_ANNOTATION, result)
             .addNewOwnerReference()
             .withApiVersion("batch/v1")

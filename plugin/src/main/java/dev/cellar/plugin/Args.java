@@ -41,7 +41,7 @@ public record Args(
           "storage-class");
 
   static final Set<String> BOOLEAN_FLAGS =
-      Set.of("replica", "wait", "follow", "no-color", "dry-run", "help");
+      Set.of("replica", "wait", "follow", "no-color", "dry-run", "help", "verify");
 
   static final Map<String, String> SHORT =
       Map.of("n", "namespace", "o", "output", "c", "container", "f", "follow", "h", "help");

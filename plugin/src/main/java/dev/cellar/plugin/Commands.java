@@ -46,6 +46,7 @@ final class Commands {
   static final String ROLE = "cellar.dev/role";
   static final String ROLE_PRIMARY = "primary";
   static final String BACKUP_NOW = "cellar.dev/backup-now";
+  static final String VERIFY_NOW = "cellar.dev/verify-now";
   static final String SWITCHOVER_TO = "cellar.dev/switchover-to";
 
   /** A command that could not do its job; the message says why (exit code 1). */
@@ -85,7 +86,7 @@ final class Commands {
     switch (command) {
       case "status" -> args.expect(List.of("NAME"), Set.of("output"));
       case "psql", "mysql", "mariadb" -> args.expect(List.of("NAME"), Set.of("replica", "--"));
-      case "backup" -> args.expect(List.of("NAME"), Set.of("wait", "timeout"));
+      case "backup" -> args.expect(List.of("NAME"), Set.of("wait", "timeout", "verify"));
       case "restore" ->
           args.expect(
               List.of("NAME"),
@@ -240,6 +241,9 @@ final class Commands {
           "backups are off for " + name + " (spec.backupEnabled: false); turn them on first");
     }
     String token = String.valueOf(Instant.now().getEpochSecond());
+    if (args.flag("verify")) {
+      return verify(name, token);
+    }
     annotate(name, BACKUP_NOW, token);
     out.println(
         "database.cellar.dev/" + name + " backup requested (" + BACKUP_NOW + "=" + token + ")");
@@ -274,6 +278,39 @@ final class Commands {
             + " (kubectl cellar status "
             + name
             + ")");
+  }
+
+  /**
+   * The newest stored dump read back and restored into a throwaway server again (it may have been
+   * damaged since it was written); with --wait, BackupReady says how it went.
+   */
+  private int verify(String name, String token) throws Exception {
+    annotate(name, VERIFY_NOW, token);
+    out.println(
+        "database.cellar.dev/"
+            + name
+            + " verification of the newest dump requested ("
+            + VERIFY_NOW
+            + "="
+            + token
+            + ")");
+    if (!args.flag("wait")) {
+      out.println("  follow it with: kubectl cellar status " + name);
+      return 0;
+    }
+    Database done =
+        await(
+            "the verification of " + name + "'s newest dump",
+            () -> {
+              Database d = database(name);
+              return d != null && !token.equals(annotation(d, VERIFY_NOW)) ? d : null;
+            });
+    String result = condition(done, "BackupReady");
+    if (result.startsWith("BackupReady True ")) {
+      out.println("  done: " + result);
+      return 0;
+    }
+    throw new Failure("the verification failed: " + result);
   }
 
   // --- restore

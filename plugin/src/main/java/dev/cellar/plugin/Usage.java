@@ -15,6 +15,8 @@ final class Usage {
         psql NAME [-- ARGS]         psql on the primary (--replica: a ready replica), as the
         mysql NAME [-- ARGS]          Database's user; the password stays in the pod
         backup NAME [--wait]        a backup now (annotation cellar.dev/backup-now)
+               [--verify]             instead, the newest stored dump verified again
+                                      (annotation cellar.dev/verify-now)
         restore NAME --to NEW       a new Database restored from NAME's latest dump
                 [--backup DUMP] [--source volume|objectStore]
                 [--engine E --version V --storage S]   (when NAME is gone)

@@ -311,6 +311,28 @@ class PluginIT {
                     .list()
                     .getItems()
                     .isEmpty());
+
+    // --verify: the newest stored dump checked again, by a Job of its own.
+    Run verify = cellar("backup", "shop", "--verify");
+    assertThat(verify.code()).as(verify.err()).isZero();
+    assertThat(verify.out())
+        .contains(
+            "database.cellar.dev/shop verification of the newest dump requested"
+                + " (cellar.dev/verify-now=");
+    await("a verification Job of shop")
+        .atMost(CONVERGE)
+        .until(
+            () ->
+                !admin
+                    .batch()
+                    .v1()
+                    .jobs()
+                    .inNamespace(operator.getNamespace())
+                    .withLabel(Keys.INSTANCE, "shop")
+                    .withLabel(Keys.BACKUP_TRIGGER_LABEL, Keys.TRIGGER_VERIFY)
+                    .list()
+                    .getItems()
+                    .isEmpty());
   }
 
   @Test

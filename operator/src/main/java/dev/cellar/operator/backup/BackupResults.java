@@ -32,8 +32,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Backup Jobs from the operator's side: the result each one reported (its container's termination
  * message, one line of JSON from backup.sh), recorded on the Job once it ends so that the status
- * can be computed from the Jobs alone; and on-demand backups, one Job per value of the {@code
- * cellar.dev/backup-now} annotation, which is removed once that Job has ended.
+ * can be computed from the Jobs alone; and the requests made with annotations, one Job per value of
+ * {@code cellar.dev/backup-now} (a backup) or {@code cellar.dev/verify-now} (the newest stored dump
+ * verified again), each removed once its Job has ended.
  */
 public final class BackupResults {
   private static final Logger log = LoggerFactory.getLogger(BackupResults.class);
@@ -97,6 +98,11 @@ public final class BackupResults {
     }
   }
 
+  /** A Job that verified a stored dump again, and wrote none. */
+  public static boolean verification(Job job) {
+    return Keys.TRIGGER_VERIFY.equals(trigger(job));
+  }
+
   /** The result recorded on a Job, if it has ended and been read. */
   public static Optional<Result> of(Job job) {
     return Optional.ofNullable(job.getMetadata().getAnnotations())
@@ -104,7 +110,7 @@ public final class BackupResults {
         .map(Result::parse);
   }
 
-  /** The trigger of a Job: scheduled or on-demand. */
+  /** The trigger of a Job: scheduled, on-demand or verify. */
   public static String trigger(Job job) {
     return Optional.ofNullable(job.getMetadata().getLabels())
         .map(l -> l.get(Keys.BACKUP_TRIGGER_LABEL))
@@ -235,18 +241,35 @@ public final class BackupResults {
     return Result.failed(why);
   }
 
+  /**
+   * A request a user makes with an annotation on the Database: a backup now, or a verification of
+   * the newest stored dump. Each new value of the annotation runs one Job, made from the CronJob's
+   * template (same image, target and keys), and the annotation goes once that Job has ended.
+   */
+  enum Request {
+    BACKUP(Keys.BACKUP_NOW_ANNOTATION, Keys.TRIGGER_ON_DEMAND),
+    VERIFY(Keys.VERIFY_NOW_ANNOTATION, Keys.TRIGGER_VERIFY);
+
+    final String annotation;
+    final String trigger;
+
+    Request(String annotation, String trigger) {
+      this.annotation = annotation;
+      this.trigger = trigger;
+    }
+
+    String jobName(Topology topology, String token) {
+      return this == BACKUP ? topology.onDemandBackupJob(token) : topology.onDemandVerifyJob(token);
+    }
+  }
+
   private static void onDemand(
       Database db,
       Context<Database> context,
       KubernetesClient client,
       List<Job> jobs,
       Map<String, Job> recorded) {
-    String token =
-        Optional.ofNullable(db.getMetadata().getAnnotations())
-            .map(a -> a.get(Keys.BACKUP_NOW_ANNOTATION))
-            .orElse(null);
-    if (token == null
-        || !Boolean.TRUE.equals(db.getSpec().getBackupEnabled())
+    if (!Boolean.TRUE.equals(db.getSpec().getBackupEnabled())
         || Boolean.TRUE.equals(db.getSpec().getHibernated())) {
       return;
     }
@@ -254,18 +277,35 @@ public final class BackupResults {
     if (cron.isEmpty()) {
       return;
     }
-    Topology topology = Topology.of(db);
-    String jobName = topology.onDemandBackupJob(token);
+    for (Request request : Request.values()) {
+      Optional<String> token =
+          Optional.ofNullable(db.getMetadata().getAnnotations())
+              .map(a -> a.get(request.annotation));
+      if (token.isPresent()) {
+        onDemand(db, request, token.get(), cron.get(), client, jobs, recorded);
+      }
+    }
+  }
+
+  private static void onDemand(
+      Database db,
+      Request request,
+      String token,
+      CronJob cron,
+      KubernetesClient client,
+      List<Job> jobs,
+      Map<String, Job> recorded) {
+    String jobName = request.jobName(Topology.of(db), token);
     Optional<Job> existing =
         jobs.stream().filter(j -> j.getMetadata().getName().equals(jobName)).findFirst();
     if (existing.isEmpty()) {
-      createOnDemand(db, cron.get(), jobName, token, client);
+      createOnDemand(db, request, cron, jobName, token, client);
       return;
     }
     Job job = recorded.getOrDefault(jobName, existing.get());
     if (finished(job) && of(job).isPresent()) {
       // Done: the request is removed, unless it was replaced by a new one meanwhile.
-      String path = "/metadata/annotations/" + Keys.BACKUP_NOW_ANNOTATION.replace("/", "~1");
+      String path = "/metadata/annotations/" + request.annotation.replace("/", "~1");
       List<Map<String, Object>> ops =
           List.of(
               Map.of("op", "test", "path", path, "value", token),
@@ -287,17 +327,25 @@ public final class BackupResults {
   }
 
   private static void createOnDemand(
-      Database db, CronJob cron, String jobName, String token, KubernetesClient client) {
+      Database db,
+      Request request,
+      CronJob cron,
+      String jobName,
+      String token,
+      KubernetesClient client) {
     // A copy: the CronJob is the informer's.
     JobSpec spec = JSON.convertValue(cron.getSpec().getJobTemplate().getSpec(), JobSpec.class);
-    spec.getTemplate().getMetadata().setLabels(BackupJobs.labels(db, Keys.TRIGGER_ON_DEMAND));
+    spec.getTemplate().getMetadata().setLabels(BackupJobs.labels(db, request.trigger));
+    if (request == Request.VERIFY) {
+      BackupJobs.verifyOnly(db, spec);
+    }
     Job job =
         new JobBuilder()
             .withNewMetadata()
             .withName(jobName)
             .withNamespace(db.getMetadata().getNamespace())
-            .withLabels(BackupJobs.labels(db, Keys.TRIGGER_ON_DEMAND))
-            .addToAnnotations(Keys.BACKUP_NOW_ANNOTATION, token)
+            .withLabels(BackupJobs.labels(db, request.trigger))
+            .addToAnnotations(request.annotation, token)
             .withOwnerReferences(
                 new OwnerReferenceBuilder()
                     .withApiVersion(db.getApiVersion())
@@ -313,7 +361,8 @@ public final class BackupResults {
     try {
       client.resource(job).create();
       log.info(
-          "on-demand backup of {}/{}: job {} created",
+          "{} of {}/{}: job {} created",
+          request == Request.VERIFY ? "verification of the newest dump" : "on-demand backup",
           db.getMetadata().getNamespace(),
           db.getMetadata().getName(),
           jobName);

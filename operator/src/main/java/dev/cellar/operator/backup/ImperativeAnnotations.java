@@ -10,14 +10,14 @@ import java.util.Optional;
 /**
  * Which updates of a Database are reconciled: a new generation (a spec change), deletion, or a
  * change of an annotation that asks Cellar to act ({@code cellar.dev/backup-now}, {@code
- * cellar.dev/switchover-to}). JOSDK's generation-aware processing would drop annotation changes,
- * since they leave the generation as it is; this filter replaces it and still drops the updates of
- * the status alone.
+ * cellar.dev/verify-now}, {@code cellar.dev/switchover-to}). JOSDK's generation-aware processing
+ * would drop annotation changes, since they leave the generation as it is; this filter replaces it
+ * and still drops the updates of the status alone.
  */
 public class ImperativeAnnotations implements OnUpdateFilter<Database> {
   /** The annotations that are requests. */
   public static final List<String> REQUESTS =
-      List.of(Keys.BACKUP_NOW_ANNOTATION, Keys.SWITCHOVER_ANNOTATION);
+      List.of(Keys.BACKUP_NOW_ANNOTATION, Keys.VERIFY_NOW_ANNOTATION, Keys.SWITCHOVER_ANNOTATION);
 
   @Override
   public boolean accept(Database updated, Database old) {

@@ -101,6 +101,7 @@ public final class BackupJobs {
             .withNewEmptyDir()
             .endEmptyDir()
             .endVolume();
+    PodScheduling.applyToJob(db, pod);
     if (store.isEmpty()) {
       pod.editFirstContainer()
           .addNewVolumeMount()
@@ -128,6 +129,20 @@ public final class BackupJobs {
         .withSpec(pod.build())
         .endTemplate()
         .build();
+  }
+
+  /**
+   * Turns a copy of the backup Jobs' spec into one that verifies the newest stored dump again
+   * (backup.sh's verify mode), even when spec.backup.verify is false: the user asked for it.
+   */
+  public static void verifyOnly(Database db, JobSpec spec) {
+    var container = spec.getTemplate().getSpec().getContainers().get(0);
+    List<EnvVar> env = new ArrayList<>(container.getEnv());
+    env.removeIf(e -> e.getName().equals("VERIFY_SCRIPT"));
+    env.add(value("VERIFY_SCRIPT", Topology.of(db).profile().verifyScript()));
+    env.add(value("BACKUP_MODE", "verify"));
+    env.add(value("VERIFY_BACKUP", "latest"));
+    container.setEnv(env);
   }
 
   /**

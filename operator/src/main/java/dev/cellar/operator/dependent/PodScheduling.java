@@ -35,6 +35,27 @@ final class PodScheduling {
   }
 
   /**
+   * Sets the scheduling fields of a backup Job's pod: the nodes the Database's pods may run on
+   * (nodeSelector, tolerations, node affinity) and its priority. Not the pod (anti-)affinity nor
+   * the spread constraints, which are about the database pods among themselves. A cluster whose
+   * database nodes are tainted or labelled thus runs the dumps there too.
+   */
+  static void applyToJob(Database db, PodSpecBuilder pod) {
+    DatabaseSpec spec = db.getSpec();
+    if (spec.getAffinity() != null && spec.getAffinity().getNodeAffinity() != null) {
+      pod.withNewAffinity()
+          .withNodeAffinity(
+              new io.fabric8.kubernetes.api.model.NodeAffinityBuilder(
+                      spec.getAffinity().getNodeAffinity())
+                  .build())
+          .endAffinity();
+    }
+    pod.withTolerations(spec.getTolerations())
+        .withNodeSelector(spec.getNodeSelector())
+        .withPriorityClassName(spec.getPriorityClassName());
+  }
+
+  /**
    * spec.affinity; unless it says how pods of the Database repel each other, the replicas prefer
    * different nodes, so that losing one node loses one replica, not all.
    */

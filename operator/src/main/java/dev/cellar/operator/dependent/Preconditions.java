@@ -24,6 +24,21 @@ public final class Preconditions {
     }
   }
 
+  /**
+   * Backups run and land on the backups volume: with spec.backup.objectStore the dumps go to the
+   * bucket, and no volume is made for them. A volume made before stays (the dependent deletes
+   * nothing), and with it the dumps already on it.
+   */
+  public static final class BackupsOnVolume implements Condition<HasMetadata, Database> {
+    @Override
+    public boolean isMet(
+        DependentResource<HasMetadata, Database> dependent, Database db, Context<Database> ctx) {
+      return Boolean.TRUE.equals(db.getSpec().getBackupEnabled())
+          && (db.getSpec().getBackup() == null
+              || db.getSpec().getBackup().getObjectStore() == null);
+    }
+  }
+
   /** spec.networkPolicy.enabled (default true): the NetworkPolicy is wanted. */
   public static final class NetworkPolicyEnabled implements Condition<HasMetadata, Database> {
     @Override

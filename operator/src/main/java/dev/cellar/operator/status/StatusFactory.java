@@ -149,10 +149,15 @@ public final class StatusFactory {
         observed
             .lastBackupJob()
             .filter(j -> jobCondition(j, "Complete"))
+            .filter(j -> !BackupResults.verification(j))
             .map(j -> j.getStatus().getCompletionTime())
             .orElse(f.previous().getLastBackupTime()));
+    // A verification Job checks a dump again and writes none: it counts as verified, not backed up.
     status.setLastBackup(
-        newestRecord(observed.backupJobs(), r -> true).orElse(f.previous().getLastBackup()));
+        newestRecord(
+                observed.backupJobs().stream().filter(j -> !BackupResults.verification(j)).toList(),
+                r -> true)
+            .orElse(f.previous().getLastBackup()));
     status.setLastVerifiedBackup(
         newestRecord(observed.backupJobs(), BackupResults.Result::isVerified)
             .orElse(f.previous().getLastVerifiedBackup()));
@@ -365,6 +370,16 @@ public final class StatusFactory {
     return new Verdict(true, trouble.reason(), trouble.message());
   }
 
+  /** Where the dumps are: the bucket when spec.backup.objectStore names one, else the volume. */
+  static String whereDumpsStay(Database db, Topology topology) {
+    var store = db.getSpec().getBackup() == null ? null : db.getSpec().getBackup().getObjectStore();
+    if (store == null) {
+      return "on PVC " + topology.backupClaim();
+    }
+    String prefix = store.getPrefix() == null ? "" : store.getPrefix().replaceAll("^/+|/+$", "");
+    return "in s3://" + store.getBucket() + "/" + (prefix.isEmpty() ? "" : prefix + "/");
+  }
+
   /** BackupReady, from the CronJob and its last Job. */
   static Verdict backupReady(Facts f) {
     Database db = f.db();
@@ -372,7 +387,7 @@ public final class StatusFactory {
       return new Verdict(
           false,
           Reason.BACKUP_DISABLED,
-          "spec.backupEnabled is false; earlier dumps stay on PVC " + f.topology().backupClaim());
+          "spec.backupEnabled is false; earlier dumps stay " + whereDumpsStay(db, f.topology()));
     }
     if (f.hibernated()) {
       return new Verdict(
@@ -380,8 +395,8 @@ public final class StatusFactory {
           Reason.BACKUPS_PAUSED,
           "backups are paused while the Database is hibernated: CronJob "
               + f.topology().backupCronJob()
-              + " is suspended; earlier dumps stay on PVC "
-              + f.topology().backupClaim());
+              + " is suspended; earlier dumps stay "
+              + whereDumpsStay(db, f.topology()));
     }
     if (f.observed().backupCronJob().isEmpty()) {
       return new Verdict(false, Reason.BACKUP_PENDING, "the backup CronJob is being created");
@@ -418,6 +433,23 @@ public final class StatusFactory {
               + name
               + ")");
     }
+    if (last.isPresent()
+        && result.isPresent()
+        && result.get().name() != null
+        && BackupResults.verification(last.get())) {
+      BackupResults.Result r = result.get();
+      return new Verdict(
+          true,
+          Reason.BACKUP_SUCCEEDED,
+          "dump "
+              + r.name()
+              + " at "
+              + r.location()
+              + " verified again on request (job "
+              + last.get().getMetadata().getName()
+              + "): "
+              + r.verification());
+    }
     if (last.isPresent() && result.isPresent() && result.get().name() != null) {
       BackupResults.Result r = result.get();
       return new Verdict(
@@ -450,7 +482,11 @@ public final class StatusFactory {
       return new Verdict(
           true,
           Reason.BACKUP_SUCCEEDED,
-          "last backup by job " + last.get().getMetadata().getName() + " succeeded");
+          (BackupResults.verification(last.get())
+                  ? "last verification by job "
+                  : "last backup by job ")
+              + last.get().getMetadata().getName()
+              + " succeeded");
     }
     return new Verdict(
         true,

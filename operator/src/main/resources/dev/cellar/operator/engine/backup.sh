@@ -67,7 +67,12 @@ stored_dumps() {
       echo "$s3_error" >"$scratch/list.err"
       return 1
     fi
-    sed "s:^$key_prefix::" "$scratch/list" | awk -v p="$pattern" '$1 ~ p' | sort
+    # bash's own regular expressions, not awk's: mawk (Debian's default awk, in the PostgreSQL
+    # images) has no {n} intervals, and matched no dump, so retention never removed one.
+    local key bytes
+    sed "s:^$key_prefix::" "$scratch/list" | while read -r key bytes; do
+      [[ $key =~ $pattern ]] && printf '%s %s\n' "$key" "$bytes"
+    done | sort
   else
     local f
     shopt -s nullglob
@@ -95,6 +100,7 @@ verify() {
     dump=$BACKUP_DIR/$1
     [ -f "$dump" ] || fail verify "no dump $1 in $BACKUP_DIR"
   fi
+  size=$(stat -c %s "$dump")
   gzip -t "$dump" 2>"$out" || fail verify "$1 is not a valid gzip file (corrupt or truncated): $(grep -v '^$' "$out" | head -n 1 | sed 's/^gzip: [^:]*: //')"
   if ! gzip -dc "$dump" | CELLAR_SCRATCH=$scratch bash -c "$VERIFY_SCRIPT" >"$out" 2>&1; then
     fail verify "$1 did not restore into a throwaway server: $(grep -m 1 -iE 'error|fatal|unexpected|invalid' "$out" || tail -n 1 "$out")"

@@ -556,6 +556,22 @@ class DesiredStateTest {
         .isEqualTo(db.getSpec().getTopologySpreadConstraints());
     assertThat(pod.getPriorityClassName()).isEqualTo("databases");
 
+    // The backup Jobs run where the database pods may run, without the replicas' spreading.
+    PodSpec job =
+        new BackupCronJobDependent()
+            .desired(db, "mariadb:11.4", false)
+            .getSpec()
+            .getJobTemplate()
+            .getSpec()
+            .getTemplate()
+            .getSpec();
+    assertThat(job.getAffinity().getNodeAffinity()).isEqualTo(affinity.getNodeAffinity());
+    assertThat(job.getAffinity().getPodAntiAffinity()).isNull();
+    assertThat(job.getTolerations()).isEqualTo(db.getSpec().getTolerations());
+    assertThat(job.getNodeSelector()).containsExactly(Map.entry("disktype", "ssd"));
+    assertThat(job.getTopologySpreadConstraints()).isNullOrEmpty();
+    assertThat(job.getPriorityClassName()).isEqualTo("databases");
+
     PodAntiAffinity own =
         new PodAntiAffinityBuilder()
             .addNewRequiredDuringSchedulingIgnoredDuringExecution()

@@ -200,6 +200,85 @@ class BackupScriptTest {
     }
   }
 
+  /**
+   * MySQL's restore step of a bootstrap from a backup (no MySQL server exists here; MariaDB's runs
+   * for real in ObjectStoreRealNodeIT): only what the image offers on PATH (mysql, no mariadb), the
+   * dump restored over the socket as root with the password in the environment, its mysql schema
+   * left out, and the pending mark removed only after a restore that succeeded.
+   */
+  @Test
+  void mysqlRestoreLeavesOutTheMysqlSchemaAndKeepsTheMarkWhenItFails() throws IOException {
+    Path bin = Files.createDirectories(work.resolve("mysqlbin"));
+    for (String tool : List.of("gzip", "awk", "cat", "rm")) {
+      Path real =
+          List.of(Path.of("/usr/bin", tool), Path.of("/bin", tool)).stream()
+              .filter(Files::isExecutable)
+              .findFirst()
+              .orElseThrow();
+      Files.createSymbolicLink(bin.resolve(tool), real);
+    }
+    Path log = work.resolve("mysql.log");
+    Files.writeString(
+        bin.resolve("mysql"),
+        """
+        #!/bin/bash
+        echo "mysql $* pwd=$MYSQL_PWD" >>"$FAKE_LOG"
+        sql=$(cat)
+        printf '%s\n' "$sql" >>"$FAKE_LOG"
+        [ -z "${FAKE_FAIL:-}" ] || { echo "ERROR 1046 (3D000) at line 3: No database" >&2; exit 1; }
+        """);
+    bin.resolve("mysql").toFile().setExecutable(true);
+    Path restore = Files.createDirectories(work.resolve("initdb"));
+    try (var out =
+        new java.util.zip.GZIPOutputStream(
+            Files.newOutputStream(restore.resolve("cellar-dump.gz")))) {
+      out.write(
+          String.join(
+                  "\n",
+                  "-- MySQL dump 10.13",
+                  "SET NAMES utf8mb4;",
+                  "-- Current Database: `mysql`",
+                  "INSERT INTO user VALUES ('root');",
+                  "-- Current Database: `shop`",
+                  "CREATE TABLE items (id int);",
+                  "")
+              .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+    Files.writeString(restore.resolve("cellar-backup-name"), "shop-20260101T020000Z.sql.gz");
+    Path pending = Files.writeString(work.resolve("pending"), "");
+    Map<String, String> env = new HashMap<>(Scripts.cleanEnv());
+    env.put("PATH", bin.toString());
+    env.put("FAKE_LOG", log.toString());
+    env.put("MYSQL_ROOT_PASSWORD", "s3cret");
+    env.put("CELLAR_RESTORE_DIR", restore.toString());
+    env.put("CELLAR_RESTORE_PENDING", pending.toString());
+    String script = new MySqlProfile().restoreScript();
+
+    Map<String, String> failing = new HashMap<>(env);
+    failing.put("FAKE_FAIL", "1");
+    Scripts.Result bad =
+        Scripts.run(List.of("/bin/bash", "-c", script), failing, Duration.ofSeconds(30));
+    assertThat(bad.exit()).isNotZero();
+    assertThat(bad.output()).contains("ERROR 1046").contains("the dump did not restore");
+    assertThat(pending).as("a failed restore is tried again at the next start").exists();
+
+    Scripts.Result ok =
+        Scripts.run(List.of("/bin/bash", "-c", script), env, Duration.ofSeconds(30))
+            .orFail("restore");
+    assertThat(ok.output())
+        .contains("restoring shop-20260101T020000Z.sql.gz without its mysql schema")
+        .contains("restore done");
+    assertThat(pending).doesNotExist();
+    String calls = Files.readString(log);
+    assertThat(calls)
+        .contains("mysql --protocol=socket -uroot pwd=s3cret")
+        .contains("SET NAMES utf8mb4;")
+        .contains("-- Current Database: `shop`")
+        .contains("CREATE TABLE items")
+        .doesNotContain("-- Current Database: `mysql`")
+        .doesNotContain("INSERT INTO user");
+  }
+
   @Test
   void everyEngineHasAVerifyScript() {
     for (Engine engine : Engine.values()) {

@@ -289,7 +289,21 @@ class StatusFactoryTest {
         StatusFactory.compute(
             db, observed(db, Optional.of(sts("16", 1, 1, true)), true, Optional.empty()), T0);
     assertThat(condition(status, Type.BACKUP_READY).getReason()).isEqualTo("BackupDisabled");
+    assertThat(condition(status, Type.BACKUP_READY).getMessage())
+        .endsWith("earlier dumps stay on PVC orders-backups");
     assertThat(status.getPhase()).isEqualTo(Phase.Ready);
+
+    // With a bucket, the dumps are there, not on a volume.
+    db.getSpec()
+        .getBackup()
+        .setObjectStore(
+            new dev.cellar.api.v1.ObjectStoreSpec(
+                "http://s3.local:9000", "dumps", "prod/", null, "s3-keys"));
+    status =
+        StatusFactory.compute(
+            db, observed(db, Optional.of(sts("16", 1, 1, true)), true, Optional.empty()), T0);
+    assertThat(condition(status, Type.BACKUP_READY).getMessage())
+        .endsWith("earlier dumps stay in s3://dumps/prod/");
   }
 
   @Test
