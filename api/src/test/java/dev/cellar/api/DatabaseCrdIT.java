@@ -135,6 +135,31 @@ class DatabaseCrdIT {
                 21600));
     assertThat(spec.get("networkPolicy"))
         .isEqualTo(Map.of("enabled", true, "allowSameNamespace", true));
+    // TLS is on by default.
+    assertThat(spec.get("tls")).isEqualTo(Map.of("mode", "enabled"));
+  }
+
+  @Test
+  void tlsModesAndCertificateSecretsAreCheckedNamingTheField() {
+    assertThat(
+            spec(create(MINIMAL + "tls: {mode: required, certificateSecret: orders-cert}"))
+                .get("tls"))
+        .isEqualTo(Map.of("mode", "required", "certificateSecret", "orders-cert"));
+    assertThat(spec(create(MINIMAL + "tls: {mode: disabled}")).get("tls"))
+        .isEqualTo(Map.of("mode", "disabled"));
+    assertRejected(MINIMAL + "tls: {mode: maybe}", "spec.tls.mode", "supported values");
+    assertRejected(
+        MINIMAL + "tls: {mode: disabled, certificateSecret: orders-cert}",
+        "spec.tls.certificateSecret",
+        "tls.certificateSecret needs TLS");
+    assertRejected(
+        MINIMAL + "tls: {certificateSecret: Orders_Cert}",
+        "spec.tls.certificateSecret",
+        "must be a Secret name");
+    // Turning TLS off later with a certificate Secret still named is refused too.
+    GenericKubernetesResource db = create(MINIMAL + "tls: {certificateSecret: orders-cert}");
+    assertUpdateRejected(
+        db, "{\"tls\": {\"mode\": \"disabled\"}}", "tls.certificateSecret needs TLS");
   }
 
   @Test

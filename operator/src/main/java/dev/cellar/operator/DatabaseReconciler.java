@@ -17,6 +17,8 @@ import dev.cellar.operator.dependent.Preconditions;
 import dev.cellar.operator.dependent.PrimaryServiceDependent;
 import dev.cellar.operator.dependent.ReadOnlyServiceDependent;
 import dev.cellar.operator.dependent.StatefulSetDependent;
+import dev.cellar.operator.dependent.TlsCaSecretDependent;
+import dev.cellar.operator.dependent.TlsServerSecretDependent;
 import dev.cellar.operator.failover.Failover;
 import dev.cellar.operator.failover.InstanceAgent;
 import dev.cellar.operator.primary.PodRoles;
@@ -27,6 +29,8 @@ import dev.cellar.operator.status.Observed;
 import dev.cellar.operator.status.StatusWriter;
 import dev.cellar.operator.storage.StoragePlan;
 import dev.cellar.operator.storage.StorageResize;
+import dev.cellar.operator.tls.TlsCredentials;
+import dev.cellar.operator.tls.TlsReload;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
@@ -63,6 +67,17 @@ import org.slf4j.LoggerFactory;
     explicitInvocation = true,
     dependents = {
       @Dependent(name = "credentials", type = CredentialsSecretDependent.class),
+      @Dependent(
+          name = "ca",
+          type = TlsCaSecretDependent.class,
+          useEventSourceWithName = "credentials",
+          reconcilePrecondition = Preconditions.IssuesCertificate.class),
+      @Dependent(
+          name = "tls",
+          type = TlsServerSecretDependent.class,
+          useEventSourceWithName = "credentials",
+          dependsOn = {"ca"},
+          reconcilePrecondition = Preconditions.IssuesCertificate.class),
       @Dependent(name = "config", type = ConfigMapDependent.class),
       @Dependent(name = "headless", type = HeadlessServiceDependent.class),
       @Dependent(
@@ -181,6 +196,11 @@ public class DatabaseReconciler implements Reconciler<Database> {
     StuckPods.replace(db, context);
     // 5. The credentials Secret's ownership follows deletionPolicy.
     DataRetention.syncSecretOwnership(db, context);
+    // 5b. The credentials Secret's ca.crt and uri follow spec.tls (only those two keys).
+    TlsCredentials.sync(db, context);
+    // 5c. A renewed server certificate reloaded by the running servers, once the kubelet has
+    //     replaced their files (no restart).
+    TlsReload.Outcome tlsReload = TlsReload.run(db, context, agent);
     // 6. Data volumes grown when spec.storage grew.
     StorageResize.Outcome resize = StorageResize.apply(storage, context.getClient());
     // 7. Backup Jobs: results recorded when they end; an on-demand backup if one is asked for.
@@ -205,6 +225,7 @@ public class DatabaseReconciler implements Reconciler<Database> {
     }
     recheck = earliest(recheck, failover.recheck());
     recheck = earliest(recheck, rotation.recheck());
+    recheck = earliest(recheck, tlsReload.recheck());
     return recheck
         .map(after -> UpdateControl.<Database>noUpdate().rescheduleAfter(after))
         .orElseGet(UpdateControl::noUpdate);

@@ -99,7 +99,25 @@ public final class Keys {
     public static final String REPLICATION_USER = "replication-user";
     public static final String REPLICATION_PASSWORD = "replication-password";
 
+    /** The CA that signs the servers' certificate, when TLS is on (see {@link Tls}). */
+    public static final String CA_CERTIFICATE = Tls.CA_CERTIFICATE;
+
     private Credentials() {}
+  }
+
+  /**
+   * Keys of the TLS Secrets: the CA Secret holds {@link #CA_CERTIFICATE} and {@link #CA_KEY}; the
+   * server certificate Secret (type kubernetes.io/tls) {@link #CERTIFICATE}, {@link #KEY} and
+   * {@link #CA_CERTIFICATE}, as cert-manager writes them.
+   */
+  public static final class Tls {
+    public static final String CA_CERTIFICATE = "ca.crt";
+    public static final String CA_KEY = "ca.key";
+    public static final String CERTIFICATE = "tls.crt";
+    public static final String KEY = "tls.key";
+    public static final String SECRET_TYPE = "kubernetes.io/tls";
+
+    private Tls() {}
   }
 
   /** What a child is for. */

@@ -68,6 +68,65 @@ public record Topology(Database db) {
     return name() + "-credentials";
   }
 
+  /**
+   * The Database's own CA (ca.crt, ca.key), which signs its server certificate. One CA per
+   * Database, not per namespace: a client that trusts it trusts this Database's servers only, a
+   * Database deleted with its CA takes no other Database's trust along, and the Secret follows the
+   * Database's deletionPolicy like the credentials (a recreated Database keeps its clients' CA).
+   */
+  public String caSecret() {
+    return name() + "-ca";
+  }
+
+  /** The server certificate Cellar issues (tls.crt, tls.key, ca.crt), mounted in the pods. */
+  public String tlsSecret() {
+    return name() + "-tls";
+  }
+
+  /** The server certificate the pods mount: spec.tls.certificateSecret, or {@link #tlsSecret}. */
+  public String serverCertificateSecret() {
+    return Optional.ofNullable(db.getSpec().getTls())
+        .map(t -> t.getCertificateSecret())
+        .filter(s -> !s.isBlank())
+        .orElseGet(this::tlsSecret);
+  }
+
+  /** Whether the servers speak TLS (spec.tls.mode is not disabled). */
+  public boolean tlsOn() {
+    return Optional.ofNullable(db.getSpec().getTls()).map(t -> t.on()).orElse(true);
+  }
+
+  /** Whether Cellar issues the server certificate (TLS on, no certificate of the user's). */
+  public boolean issuesCertificate() {
+    return tlsOn() && serverCertificateSecret().equals(tlsSecret());
+  }
+
+  /**
+   * The DNS names of the server certificate: the read-write and read-only Services and every pod
+   * the Database can have under its headless Service, each as a short name, with its namespace, and
+   * in the .svc and .svc.cluster.local forms, so clients verify the server whichever form they use
+   * and however far the Database scales (no new certificate on a scale-up).
+   */
+  public List<String> tlsDnsNames() {
+    List<String> hosts = new java.util.ArrayList<>();
+    hosts.add(primaryService());
+    hosts.add(readOnlyService());
+    hosts.add(headlessService());
+    IntStream.range(0, DatabaseSpec.MAX_REPLICAS)
+        .forEach(i -> hosts.add(pod(i) + "." + headlessService()));
+    List<String> names = new java.util.ArrayList<>();
+    for (String host : hosts) {
+      names.add(host);
+      names.add(host + "." + namespace());
+      names.add(host + "." + namespace() + ".svc");
+      names.add(host + "." + namespace() + ".svc.cluster.local");
+    }
+    // Connections from inside a pod to its own server (an IP address in the certificate).
+    names.add("localhost");
+    names.add("127.0.0.1");
+    return names;
+  }
+
   public String podDisruptionBudget() {
     return name();
   }

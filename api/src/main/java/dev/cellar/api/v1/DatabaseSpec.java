@@ -228,6 +228,12 @@ public class DatabaseSpec {
   private NetworkPolicySpec networkPolicy = new NetworkPolicySpec();
 
   @JsonPropertyDescription(
+      "Encrypted connections: mode enabled (default), required or disabled; certificateSecret"
+          + " brings your own certificate instead of the one Cellar issues and renews.")
+  @Default("{}")
+  private TlsSpec tls = new TlsSpec();
+
+  @JsonPropertyDescription(
       "Container image, for mirrors and air-gapped registries. Default: the engine's official image"
           + " at version (postgres:<version>, mysql:<version>, mariadb:<version>). A reference"
           + " [registry[:port]/]path[:tag][@digest], path in lower case.")

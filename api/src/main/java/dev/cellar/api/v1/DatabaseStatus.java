@@ -72,6 +72,11 @@ public class DatabaseStatus {
           + " applied in the running servers.")
   private CredentialsStatus credentials;
 
+  @JsonPropertyDescription(
+      "The server certificate: its Secret, when it expires and when Cellar renews it; absent"
+          + " when TLS is disabled.")
+  private TlsStatus tls;
+
   @JsonPropertyDescription("When the last successful backup finished (RFC 3339).")
   private String lastBackupTime;
 

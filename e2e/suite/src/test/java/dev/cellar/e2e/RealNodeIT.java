@@ -782,6 +782,8 @@ class RealNodeIT {
         .as("the row read from the replica, which is read-only")
         .containsExactly("real", engine.replicaRoleAnswer);
 
+    tls(ns, engine);
+
     // A backup Job from the CronJob writes a dump to the backups volume.
     start = System.nanoTime();
     ok("create", "job", "-n", ns, "--from=cronjob/orders-backup", "backup-now");
@@ -842,6 +844,182 @@ class RealNodeIT {
 
     rotation(ns, engine, db);
     hibernation(ns, engine, db);
+  }
+
+  /**
+   * TLS (issue #19), on by default: a client verifies the server with the CA of the credentials
+   * Secret (full verification: the CA and the host name) and is encrypted; replication runs over
+   * TLS, as the servers' own views say (PostgreSQL pg_stat_ssl of the WAL sender and the standby's
+   * pg_stat_wal_receiver; MariaDB SHOW SLAVE STATUS); the servers reload their certificate through
+   * role.sh tls-reload without a restart. Then mode required: after the pods roll, a client without
+   * TLS is refused, a verifying one connects, and the rest of the scenario (backup, restore, a lost
+   * primary, rotation, hibernation) runs with TLS required.
+   */
+  void tls(String ns, Engine engine) {
+    long start = System.nanoTime();
+    String primary = "orders." + ns + ".svc.cluster.local";
+    String replica = "orders-ro." + ns + ".svc.cluster.local";
+    boolean pg = engine.name.equals("postgresql");
+    String verified =
+        pg
+            ? "printf '%s\\n' \"$DB_CA\" >/tmp/ca.crt; export PGPASSWORD=$DB_PASSWORD;"
+                + " q() { psql \"host=$1 dbname=$DB_NAME user=$DB_USER sslmode=verify-full"
+                + " sslrootcert=/tmp/ca.crt connect_timeout=10\" -tA -c \"$2\"; }; "
+                + "q "
+                + primary
+                + " \"SELECT 'client-ssl=' || ssl || ' ' || version FROM pg_stat_ssl WHERE pid ="
+                + " pg_backend_pid()\"; "
+                + "q "
+                + primary
+                + " \"SELECT 'walsender-ssl=' || s.ssl FROM pg_stat_replication r JOIN pg_stat_ssl s"
+                + " USING (pid)\"; "
+                + "q "
+                + replica
+                + " \"SELECT 'receiver=' || status || ' ' || (conninfo LIKE '%sslmode=verify-full%')"
+                + " FROM pg_stat_wal_receiver\""
+            : "printf '%s\\n' \"$DB_CA\" >/tmp/ca.crt;"
+                + " m() { MYSQL_PWD=$DB_ROOT_PASSWORD mariadb -h \"$1\" -uroot --ssl"
+                + " --ssl-ca=/tmp/ca.crt --ssl-verify-server-cert --connect-timeout=10 \"${@:2}\"; }; "
+                + "m "
+                + primary
+                + " -N -B -e \"SHOW SESSION STATUS LIKE 'Ssl_cipher'\" | sed 's/^/client-/'; "
+                + "m "
+                + replica
+                + " -e 'SHOW SLAVE STATUS\\G' | grep -E"
+                + " '(Master_SSL_Allowed|Master_SSL_Verify_Server_Cert|Slave_IO_Running):' | tr -d ' '";
+    String out = client(ns, engine, "orders", "tls", verified, false);
+    if (pg) {
+      assertThat(out.lines())
+          .as("a verifying client, the WAL sender's connection and the standby's receiver")
+          .anyMatch(l -> l.startsWith("client-ssl=true TLSv1."))
+          .contains("walsender-ssl=true", "receiver=streaming true");
+    } else {
+      assertThat(out.lines())
+          .as("a verifying client and the replica's connection to the primary")
+          .anyMatch(
+              l ->
+                  l.startsWith("client-Ssl_cipher\t")
+                      && l.length() > "client-Ssl_cipher\t".length())
+          .contains(
+              "Slave_IO_Running:Yes",
+              "Master_SSL_Allowed:Yes",
+              "Master_SSL_Verify_Server_Cert:Yes");
+    }
+    String reload =
+        ok(
+                "exec",
+                "-n",
+                ns,
+                "orders-0",
+                "-c",
+                "database",
+                "--",
+                "bash",
+                "-c",
+                "sha256sum /etc/cellar-tls/tls.crt | cut -d' ' -f1 | bash /etc/cellar/role.sh tls-reload")
+            .stdout();
+    assertThat(reload.strip()).endsWith("reloaded");
+    timings.add(
+        engine.name + ": TLS verified, replication over TLS, reload in " + seconds(start) + " s");
+
+    // Required: the pods roll with it; a client without TLS is refused.
+    start = System.nanoTime();
+    long generation = stsGeneration(ns);
+    ok(
+        "patch",
+        "db",
+        "-n",
+        ns,
+        "orders",
+        "--type=merge",
+        "-p",
+        "{\"spec\":{\"tls\":{\"mode\":\"required\"}}}");
+    awaitRolled(ns, generation);
+    String refused =
+        pg
+            ? "export PGPASSWORD=$DB_PASSWORD; if psql \"host="
+                + primary
+                + " dbname=$DB_NAME user=$DB_USER sslmode=disable connect_timeout=10\" -tAc 'SELECT 1'"
+                + " 2>/tmp/err; then echo plain-accepted; else echo plain-refused; cat /tmp/err; fi; "
+                + "printf '%s\\n' \"$DB_CA\" >/tmp/ca.crt; psql \"host="
+                + primary
+                + " dbname=$DB_NAME user=$DB_USER sslmode=verify-full sslrootcert=/tmp/ca.crt\""
+                + " -tAc \"SELECT 'tls-ok'\""
+            : "if MYSQL_PWD=$DB_PASSWORD mariadb -h "
+                + primary
+                + " -u \"$DB_USER\" --skip-ssl -N -B -e 'SELECT 1' 2>/tmp/err; then echo"
+                + " plain-accepted; else echo plain-refused; cat /tmp/err; fi; "
+                + "printf '%s\\n' \"$DB_CA\" >/tmp/ca.crt; MYSQL_PWD=$DB_PASSWORD mariadb -h "
+                + primary
+                + " -u \"$DB_USER\" --ssl --ssl-ca=/tmp/ca.crt --ssl-verify-server-cert -N -B -e"
+                + " \"SELECT 'tls-ok'\"";
+    String answer = client(ns, engine, "orders", "tls-required", refused, false);
+    assertThat(answer)
+        .as("TLS required: plain refused, verified accepted")
+        .contains("plain-refused", "tls-ok")
+        .doesNotContain("plain-accepted");
+    // PostgreSQL names the cause (pg_hba.conf rejects ... no encryption); MariaDB 10.11 answers
+    // a plain connection under require_secure_transport with access denied, while the same
+    // password over TLS gets in (tls-ok).
+    if (pg) {
+      assertThat(answer).contains("no encryption");
+    } else {
+      assertThat(answer).containsAnyOf("insecure transport", "ERROR 1045");
+    }
+    timings.add(
+        engine.name + ": TLS required rolled out, plain refused, in " + seconds(start) + " s");
+    if (!pg) {
+      // The scenario's own MariaDB 10.11 clients do not ask for TLS (11.4's do): back to
+      // enabled, so they connect as before. PostgreSQL's (sslmode=prefer) go on with required.
+      generation = stsGeneration(ns);
+      ok(
+          "patch",
+          "db",
+          "-n",
+          ns,
+          "orders",
+          "--type=merge",
+          "-p",
+          "{\"spec\":{\"tls\":{\"mode\":\"enabled\"}}}");
+      awaitRolled(ns, generation);
+    }
+  }
+
+  static long stsGeneration(String ns) {
+    return Long.parseLong(
+        ok("get", "sts", "-n", ns, "orders", "-o", "jsonpath={.metadata.generation}")
+            .stdout()
+            .strip());
+  }
+
+  /**
+   * Waits until the StatefulSet orders has a template newer than {@code before} (its generation)
+   * and runs it on 2 ready pods.
+   */
+  static void awaitRolled(String ns, long before) {
+    await("the StatefulSet changed")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofSeconds(1))
+        .until(() -> stsGeneration(ns) > before);
+    await("the pods rolled")
+        .atMost(READY)
+        .pollInterval(Duration.ofSeconds(2))
+        .until(
+            () ->
+                kubectl(
+                        "get",
+                        "sts",
+                        "-n",
+                        ns,
+                        "orders",
+                        "-o",
+                        "jsonpath={.metadata.generation}/{.status.observedGeneration}/"
+                            + "{.status.updatedReplicas}/{.status.readyReplicas}/"
+                            + "{.status.currentRevision}/{.status.updateRevision}")
+                    .stdout()
+                    .strip()
+                    .matches("(\\d+)/\\1/2/2/(\\S+)/\\2"));
+    waitReady(ns, "orders");
   }
 
   /**
@@ -1102,7 +1280,8 @@ class RealNodeIT {
                 env("DB_USER", secret, "username"),
                 env("DB_PASSWORD", secret, "password"),
                 env("DB_NAME", secret, "database"),
-                env("DB_ROOT_PASSWORD", secret, "root-password")));
+                env("DB_ROOT_PASSWORD", secret, "root-password"),
+                env("DB_CA", secret, "ca.crt")));
     if (withBackups) {
       yaml.addAll(
           List.of(

@@ -52,7 +52,12 @@ public final class DataRetention {
    * deleted Database must not take its password along.
    */
   public static void syncSecretOwnership(Database db, Context<Database> context) {
-    String name = Topology.of(db).credentialsSecret();
+    // The CA goes and stays with the credentials, whose ca.crt clients trust.
+    syncSecretOwnership(db, context, Topology.of(db).credentialsSecret());
+    syncSecretOwnership(db, context, Topology.of(db).caSecret());
+  }
+
+  private static void syncSecretOwnership(Database db, Context<Database> context, String name) {
     Optional<Secret> secret =
         context.getSecondaryResources(Secret.class).stream()
             .filter(s -> s.getMetadata().getName().equals(name))

@@ -55,7 +55,7 @@ public final class BackupJobs {
     List<EnvVar> env = new ArrayList<>();
     env.add(value("DB_HOST", topology.primaryHost()));
     env.add(value("RETENTION", String.valueOf(backup.getRetention())));
-    env.add(value("DUMP_COMMAND", profile.dumpCommand()));
+    env.add(value("DUMP_COMMAND", profile.dumpCommand(db)));
     env.add(value("BACKUP_NAME", db.getMetadata().getName()));
     if (store.isPresent()) {
       env.addAll(objectStoreEnv(store.get()));

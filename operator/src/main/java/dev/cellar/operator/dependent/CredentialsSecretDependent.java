@@ -59,17 +59,8 @@ public class CredentialsSecretDependent extends DatabaseChild<Secret>
     values.put(Credentials.PORT, port);
     values.put(
         Credentials.URI,
-        profile.uriScheme()
-            + "://"
-            + APP_USER
-            + ":"
-            + password
-            + "@"
-            + host
-            + ":"
-            + port
-            + "/"
-            + topology.databaseName());
+        profile.uri(
+            APP_USER, password, host, port, topology.databaseName(), EngineProfile.tlsOn(db)));
     Map<String, String> data = new LinkedHashMap<>();
     // data, not stringData: JOSDK compares Secrets by their data.
     values.forEach(

@@ -49,6 +49,19 @@ public final class Preconditions {
     }
   }
 
+  /**
+   * TLS on and no certificate Secret of the user's: Cellar issues the CA and the server
+   * certificate. When false the server certificate Secret goes; the CA Secret (no Deleter) stays
+   * for the day TLS comes back, so clients keep trusting the same CA.
+   */
+  public static final class IssuesCertificate implements Condition<HasMetadata, Database> {
+    @Override
+    public boolean isMet(
+        DependentResource<HasMetadata, Database> dependent, Database db, Context<Database> ctx) {
+      return Topology.of(db).issuesCertificate();
+    }
+  }
+
   /** More than one pod: the read-only Service and the PodDisruptionBudget are wanted. */
   public static final class Replicated implements Condition<HasMetadata, Database> {
     @Override

@@ -60,6 +60,12 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
    */
   public static final String POD_INFO_DIR = "/etc/cellar-pod";
 
+  /** The server certificate Secret's volume, mounted at {@link EngineProfile#TLS_DIR}. */
+  static final String TLS_VOLUME = "tls";
+
+  /** 0640: read by the database user through the pod's fsGroup, by no one else. */
+  static final int TLS_FILE_MODE = 0640;
+
   public StatefulSetDependent() {
     super(StatefulSet.class);
   }
@@ -111,6 +117,17 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
             .endItem()
             .endDownwardAPI()
             .endVolume();
+    if (topology.tlsOn()) {
+      // Group-readable for the database user (fsGroup 999), as PostgreSQL accepts a root-owned
+      // key: u=rw,g=r. The kubelet swaps the files in place when the Secret is renewed.
+      pod.addNewVolume()
+          .withName(TLS_VOLUME)
+          .withNewSecret()
+          .withSecretName(topology.serverCertificateSecret())
+          .withDefaultMode(TLS_FILE_MODE)
+          .endSecret()
+          .endVolume();
+    }
     PodScheduling.apply(db, pod);
     BootstrapRestore.apply(db, profile, version, image, pod);
     return new StatefulSetBuilder()
@@ -170,6 +187,14 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
             .withMountPath(POD_INFO_DIR)
             .withReadOnly(true)
             .build());
+    if (Topology.of(db).tlsOn()) {
+      mounts.add(
+          new VolumeMountBuilder()
+              .withName(TLS_VOLUME)
+              .withMountPath(EngineProfile.TLS_DIR)
+              .withReadOnly(true)
+              .build());
+    }
     new TreeMap<>(profile.engineIncludes())
         .forEach(
             (file, path) ->
@@ -222,6 +247,10 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
             .build(),
         EngineProfile.value("CELLAR_PRIMARY_HOST", topology.primaryHost()),
         EngineProfile.value("CELLAR_PORT", String.valueOf(profile.port())),
+        // disabled, enabled or required: the scripts connect to the primary over TLS, verifying
+        // it with the CA in CELLAR_TLS_DIR, unless disabled.
+        EngineProfile.value("CELLAR_TLS_MODE", EngineProfile.tlsMode(db)),
+        EngineProfile.value("CELLAR_TLS_DIR", EngineProfile.TLS_DIR),
         EngineProfile.fromSecret(
             "CELLAR_REPLICATION_USER", secret, Credentials.REPLICATION_USER, true),
         EngineProfile.fromSecret(

@@ -2,6 +2,8 @@ package dev.cellar.operator.engine;
 
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.Engine;
+import dev.cellar.api.v1.TlsMode;
+import dev.cellar.api.v1.TlsSpec;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.Probe;
@@ -51,6 +53,15 @@ public abstract class EngineProfile {
   public abstract String dumpCommand();
 
   /**
+   * The dump command for {@code db}: {@link #dumpCommand()}, with what its spec.tls needs (the
+   * clients of PostgreSQL and MySQL take TLS where the server offers it; MariaDB's before 11.4 do
+   * not, and a required mode refuses them).
+   */
+  public String dumpCommand(Database db) {
+    return dumpCommand();
+  }
+
+  /**
    * A script for {@code bash -c} that restores the dump on its stdin into a throwaway server of
    * this engine in a temporary directory, asks it a query and prints one line saying what answered
    * (backup verification); it exits non-zero when the dump does not restore.
@@ -90,6 +101,53 @@ public abstract class EngineProfile {
 
   /** Where the ConfigMap's files (configuration and scripts) are mounted in database pods. */
   public static final String CELLAR_DIR = "/etc/cellar";
+
+  /** Where the server certificate Secret (tls.crt, tls.key, ca.crt) is mounted, when TLS is on. */
+  public static final String TLS_DIR = "/etc/cellar-tls";
+
+  /** spec.tls.mode as the scripts read it (CELLAR_TLS_MODE): disabled, enabled or required. */
+  public static String tlsMode(Database db) {
+    TlsMode mode =
+        Optional.ofNullable(db.getSpec().getTls()).map(TlsSpec::getMode).orElse(TlsMode.ENABLED);
+    return switch (mode) {
+      case DISABLED -> "disabled";
+      case ENABLED -> "enabled";
+      case REQUIRED -> "required";
+    };
+  }
+
+  /** Whether the servers of {@code db} speak TLS. */
+  public static boolean tlsOn(Database db) {
+    return !tlsMode(db).equals("disabled");
+  }
+
+  /** Whether {@code db}'s servers refuse connections without TLS. */
+  public static boolean tlsRequired(Database db) {
+    return tlsMode(db).equals("required");
+  }
+
+  /**
+   * The query that makes the credentials Secret's {@code uri} verify the server's certificate and
+   * name (with the Secret's ca.crt as the client's CA).
+   */
+  public abstract String uriTlsQuery();
+
+  /** The credentials Secret's {@code uri}: the server verified when TLS is on. */
+  public String uri(
+      String user, String password, String host, String port, String database, boolean tls) {
+    return uriScheme()
+        + "://"
+        + user
+        + ":"
+        + password
+        + "@"
+        + host
+        + ":"
+        + port
+        + "/"
+        + database
+        + (tls ? "?" + uriTlsQuery() : "");
+  }
 
   /** Configuration files and scripts for the ConfigMap, by file name; mounted at CELLAR_DIR. */
   public abstract Map<String, String> configFiles(Database db);

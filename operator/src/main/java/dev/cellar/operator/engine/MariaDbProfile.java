@@ -1,5 +1,6 @@
 package dev.cellar.operator.engine;
 
+import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.Engine;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import java.util.ArrayList;
@@ -48,6 +49,11 @@ public final class MariaDbProfile extends MySqlFamilyProfile {
   @Override
   protected String livenessCommand() {
     return "healthcheck.sh --connect";
+  }
+
+  @Override
+  public String dumpCommand(Database db) {
+    return dumpCommand() + (tlsOn(db) ? " --ssl" : "");
   }
 
   @Override

@@ -65,6 +65,36 @@ abstract class MySqlFamilyProfile extends EngineProfile {
   }
 
   /**
+   * The server's TLS settings when spec.tls is on: the mounted certificate and CA, and with mode
+   * required, no connection over TCP without TLS (require_secure_transport; the Unix socket, which
+   * the probes and scripts use, counts as secure). MariaDB reloads the files with FLUSH SSL, MySQL
+   * with ALTER INSTANCE RELOAD TLS (role.sh tls-reload), so a renewal needs no restart.
+   */
+  static String tlsSettings(Database db) {
+    if (!tlsOn(db)) {
+      return "";
+    }
+    return "# TLS (spec.tls)\n"
+        + "ssl_cert = "
+        + TLS_DIR
+        + "/tls.crt\n"
+        + "ssl_key = "
+        + TLS_DIR
+        + "/tls.key\n"
+        + "ssl_ca = "
+        + TLS_DIR
+        + "/ca.crt\n"
+        + (tlsRequired(db) ? "require_secure_transport = ON\n" : "");
+  }
+
+  @Override
+  public String uriTlsQuery() {
+    // The MySQL connection-string form (MySQL Shell, Connector/J as sslMode): TLS, the server's
+    // certificate signed by the trusted CA (ssl-ca: the Secret's ca.crt) and naming the host.
+    return "ssl-mode=VERIFY_IDENTITY";
+  }
+
+  /**
    * The replication scripts that MySQL and MariaDB share (see each file's header): entrypoint.sh
    * wraps the image's entrypoint; server-args.sh, primary-setup.sh and replica-bootstrap.sh also
    * run outside containers. dialect.sh names each engine's programs and SQL.
@@ -87,7 +117,8 @@ abstract class MySqlFamilyProfile extends EngineProfile {
             + "skip-name-resolve\n"
             // Relay logs named after the pod's host name would be lost if it changed.
             + "relay_log = relay-bin\n"
-            + serverSettings());
+            + serverSettings()
+            + tlsSettings(db));
     files.put("lib.sh", resource("lib.sh"));
     files.put("dialect.sh", resource(engine().value() + "/dialect.sh"));
     SCRIPTS.forEach(script -> files.put(script, resource("mysql-family/" + script)));

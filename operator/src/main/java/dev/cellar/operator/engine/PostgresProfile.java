@@ -122,10 +122,42 @@ public final class PostgresProfile extends EngineProfile {
   static final List<String> SCRIPTS =
       List.of("entrypoint.sh", "pg-lib.sh", "primary-setup.sh", "replica-bootstrap.sh", "role.sh");
 
+  /**
+   * The server's TLS settings when spec.tls is on: the mounted certificate, and the CA that client
+   * certificates are checked against. PostgreSQL re-reads these files on pg_reload_conf, so a
+   * renewed certificate needs no restart. A required mode is pg_hba.conf's (pg-lib.sh).
+   */
+  static Map<String, String> tlsSettings(Database db) {
+    if (!tlsOn(db)) {
+      return Map.of();
+    }
+    return new TreeMap<>(
+        Map.of(
+            "ssl", "on",
+            "ssl_cert_file", TLS_DIR + "/tls.crt",
+            "ssl_key_file", TLS_DIR + "/tls.key",
+            "ssl_ca_file", TLS_DIR + "/ca.crt"));
+  }
+
+  /** Every -c setting: {@link #SETTINGS} and the TLS ones. */
+  static Map<String, String> settings(Database db) {
+    Map<String, String> all = new TreeMap<>(SETTINGS);
+    all.putAll(tlsSettings(db));
+    return all;
+  }
+
+  @Override
+  public String uriTlsQuery() {
+    // libpq: TLS, the server's certificate signed by the trusted CA (sslrootcert, by default
+    // ~/.postgresql/root.crt: the Secret's ca.crt) and naming the host.
+    return "sslmode=verify-full";
+  }
+
   @Override
   public Map<String, String> configFiles(Database db) {
     StringBuilder conf = new StringBuilder("# Passed to postgres as -c flags by Cellar.\n");
-    SETTINGS.forEach((key, value) -> conf.append(key).append(" = '").append(value).append("'\n"));
+    settings(db)
+        .forEach((key, value) -> conf.append(key).append(" = '").append(value).append("'\n"));
     Map<String, String> files = new TreeMap<>();
     files.put("postgresql.cellar.conf", conf.toString());
     files.put("lib.sh", resource("lib.sh"));
@@ -142,7 +174,7 @@ public final class PostgresProfile extends EngineProfile {
   @Override
   public List<String> args(Database db) {
     List<String> args = new ArrayList<>();
-    SETTINGS.forEach((key, value) -> args.addAll(List.of("-c", key + "=" + value)));
+    settings(db).forEach((key, value) -> args.addAll(List.of("-c", key + "=" + value)));
     return args;
   }
 

@@ -44,6 +44,15 @@ public interface InstanceAgent {
    */
   Optional<String> applyCredentials(String namespace, String pod, String credentials);
 
+  /**
+   * Has the server in {@code pod} reload its TLS certificate files, once they are the certificate
+   * whose PEM hashes (SHA-256, hex) to {@code certificateHash}; the server keeps running. Empty
+   * when reloaded; else why not (the kubelet has not replaced the files yet, or the reload failed).
+   */
+  default Optional<String> reloadTls(String namespace, String pod, String certificateHash) {
+    return Optional.empty();
+  }
+
   /** The agent of a real cluster. */
   static InstanceAgent exec(KubernetesClient client) {
     return new Exec(client);
@@ -117,6 +126,15 @@ public interface InstanceAgent {
           "credentials",
           "applied",
           run(namespace, pod, POSITION_TIMEOUT.multipliedBy(3), "credentials", credentials));
+    }
+
+    @Override
+    public Optional<String> reloadTls(String namespace, String pod, String certificateHash) {
+      return failure(
+          pod,
+          "tls-reload",
+          "reloaded",
+          run(namespace, pod, POSITION_TIMEOUT, "tls-reload", certificateHash));
     }
 
     /** Empty when {@code action} printed {@code word}; else what went wrong, in one line. */

@@ -90,6 +90,11 @@ public final class Conditions {
     CREDENTIALS_NOT_APPLIED("CredentialsNotApplied", Type.DEGRADED),
     CREDENTIALS_APPLIED("CredentialsApplied"),
     RESTORE_FAILED("RestoreFailed", Type.DEGRADED),
+    // The server certificate (spec.tls): a user's Secret missing or unreadable, a certificate near
+    // its expiry that was not renewed (Degraded); the Event when Cellar renewed it.
+    CERTIFICATE_INVALID("CertificateInvalid", Type.DEGRADED),
+    CERTIFICATE_EXPIRING("CertificateExpiring", Type.DEGRADED),
+    CERTIFICATE_RENEWED("CertificateRenewed"),
     WRITE_LOOP("WriteLoop", Type.DEGRADED),
     // BackupReady (BackupFailed is also a Degraded reason)
     BACKUP_DISABLED("BackupDisabled", Type.BACKUP_READY),

@@ -3,6 +3,7 @@ package dev.cellar.operator.status;
 import dev.cellar.api.v1.CredentialsStatus;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseStatus;
+import dev.cellar.api.v1.TlsStatus;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.status.Conditions.Reason;
 import dev.cellar.operator.status.Conditions.Type;
@@ -120,6 +121,22 @@ public final class EventRecorder {
           NORMAL,
           Reason.CREDENTIALS_APPLIED,
           "the credentials Secret's changed passwords are applied in every running server");
+    }
+    Optional<TlsStatus> tlsBefore = Optional.ofNullable(before).map(DatabaseStatus::getTls);
+    Optional<TlsStatus> tlsAfter = Optional.ofNullable(after.getTls());
+    if (tlsBefore.map(TlsStatus::getNotAfter).isPresent()
+        && tlsAfter.map(TlsStatus::getNotAfter).isPresent()
+        && tlsBefore.get().getSecretName().equals(tlsAfter.get().getSecretName())
+        && !tlsBefore.get().getNotAfter().equals(tlsAfter.get().getNotAfter())) {
+      note(
+          notes,
+          NORMAL,
+          Reason.CERTIFICATE_RENEWED,
+          "the server certificate in "
+              + tlsAfter.get().getSecretName()
+              + " was renewed; it expires at "
+              + tlsAfter.get().getNotAfter()
+              + " and the servers reload it without a restart");
     }
     return List.copyOf(notes.values());
   }

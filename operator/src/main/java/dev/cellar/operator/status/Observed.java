@@ -4,6 +4,7 @@ import dev.cellar.api.v1.CredentialsStatus;
 import dev.cellar.operator.engine.VersionDecision;
 import dev.cellar.operator.status.Conditions.Reason;
 import dev.cellar.operator.storage.StorageResize;
+import dev.cellar.operator.tls.TlsState;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
@@ -28,6 +29,7 @@ import java.util.Optional;
  * @param credentialsApplied the passwords the servers hold now, when that changed (see
  *     PasswordRotation); empty keeps the status's
  * @param credentialsFailure why the credentials Secret's passwords are not in the servers, if not
+ * @param tls the server certificate: status.tls and what is wrong with it, if anything
  */
 public record Observed(
     Optional<StatefulSet> statefulSet,
@@ -43,7 +45,42 @@ public record Observed(
     Optional<String> volumes,
     Optional<Failure> failover,
     Optional<CredentialsStatus> credentialsApplied,
-    Optional<Failure> credentialsFailure) {
+    Optional<Failure> credentialsFailure,
+    TlsState tls) {
+
+  /** Without a TLS observation (TLS off, or not looked at). */
+  public Observed(
+      Optional<StatefulSet> statefulSet,
+      List<Pod> pods,
+      Optional<CronJob> backupCronJob,
+      Optional<Job> lastBackupJob,
+      List<Job> backupJobs,
+      VersionDecision versionDecision,
+      StorageResize.Outcome storage,
+      Optional<Failure> error,
+      Optional<String> credentials,
+      Optional<String> podCreation,
+      Optional<String> volumes,
+      Optional<Failure> failover,
+      Optional<CredentialsStatus> credentialsApplied,
+      Optional<Failure> credentialsFailure) {
+    this(
+        statefulSet,
+        pods,
+        backupCronJob,
+        lastBackupJob,
+        backupJobs,
+        versionDecision,
+        storage,
+        error,
+        credentials,
+        podCreation,
+        volumes,
+        failover,
+        credentialsApplied,
+        credentialsFailure,
+        TlsState.NONE);
+  }
 
   /** A failure to report in Degraded: its reason and one line that says what to do. */
   public record Failure(Reason reason, String message) {}

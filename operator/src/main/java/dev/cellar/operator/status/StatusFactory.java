@@ -128,6 +128,7 @@ public final class StatusFactory {
             : f.previous().getVersion());
     // The spec's count, hibernated or not: hibernation is not a scale to zero.
     status.setReplicas(db.getSpec().getReplicas());
+    status.setTls(observed.tls().status().orElse(null));
     status.setReadyReplicas(f.ready());
     status.setCurrentPrimary(f.topology().primaryPod());
     status.setFirstAvailableTime(
@@ -312,6 +313,10 @@ public final class StatusFactory {
     }
     if (f.observed().credentialsFailure().isPresent()) {
       Observed.Failure failure = f.observed().credentialsFailure().get();
+      return new Verdict(true, failure.reason(), failure.message());
+    }
+    if (f.observed().tls().failure().isPresent()) {
+      Observed.Failure failure = f.observed().tls().failure().get();
       return new Verdict(true, failure.reason(), failure.message());
     }
     if (f.observed().error().isPresent()) {

@@ -8,6 +8,7 @@ import dev.cellar.operator.credentials.CredentialsSecret;
 import dev.cellar.operator.credentials.PasswordRotation;
 import dev.cellar.operator.storage.StoragePlan;
 import dev.cellar.operator.storage.StorageResize;
+import dev.cellar.operator.tls.TlsState;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
@@ -86,6 +87,11 @@ public final class StatusWriter {
       // missing keys, a read every half minute while they are missing.
       recheck = Optional.of(CREDENTIALS_RECHECK);
     }
+    // The server certificate's renewal time, or when it comes near its expiry: no event marks it.
+    Optional<Duration> tls = observed.tls().recheckAfter(now);
+    if (tls.isPresent() && recheck.map(r -> tls.get().compareTo(r) < 0).orElse(true)) {
+      recheck = tls;
+    }
     if (podsMissing(observed) && observed.podCreation().isEmpty()) {
       // Reads only (the Events), and only until the pods exist or their refusal is named.
       recheck =
@@ -146,7 +152,8 @@ public final class StatusWriter {
         volumes(topology, context),
         failover,
         rotation.applied(),
-        rotation.failure());
+        rotation.failure(),
+        TlsState.observe(db, context, Instant.now()));
   }
 
   /**

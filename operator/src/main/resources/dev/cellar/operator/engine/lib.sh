@@ -20,6 +20,9 @@
 #   CELLAR_REPLICATION_PASSWORD
 #   CELLAR_WAIT_SECONDS         how long a replica waits for its primary (default 600)
 #   CELLAR_START_SECONDS        how long the entrypoint waits for its own server (default 900)
+#   CELLAR_TLS_MODE             disabled, enabled or required (spec.tls.mode; default disabled)
+#   CELLAR_TLS_DIR              the server certificate: tls.crt, tls.key, ca.crt (default
+#                               /etc/cellar-tls)
 # Engine-specific variables are described in each engine's scripts.
 
 cellar_log() {
@@ -190,6 +193,24 @@ cellar_require_commands() {
     command -v "$cmd" >/dev/null 2>&1 \
       || cellar_die "'$cmd' is not on PATH (PATH=$PATH); install the engine's client programs"
   done
+}
+
+# Whether the servers speak TLS: connections to the primary then verify it with the CA.
+cellar_tls_on() { [ "${CELLAR_TLS_MODE:-disabled}" != disabled ]; }
+
+cellar_tls_dir() { printf '%s\n' "${CELLAR_TLS_DIR:-/etc/cellar-tls}"; }
+
+# The SHA-256 of the mounted certificate, as the operator computes it of the Secret's tls.crt.
+cellar_tls_certificate_hash() { sha256sum "$(cellar_tls_dir)/tls.crt" | cut -d' ' -f1; }
+
+# cellar_tls_await_certificate HASH: fails unless the mounted tls.crt is the one hashing to HASH
+# (the kubelet replaces the files a minute or two after the Secret changes).
+cellar_tls_await_certificate() {
+  local want=$1 have
+  have=$(cellar_tls_certificate_hash 2>/dev/null || true)
+  [ -n "$want" ] || cellar_die "tls-reload needs the certificate's SHA-256 on stdin"
+  [ "$have" = "$want" ] \
+    || cellar_die "pending: $(cellar_tls_dir)/tls.crt is not the renewed certificate yet (sha256 ${have:-none})"
 }
 
 cellar_primary_port() { printf '%s\n' "${CELLAR_PRIMARY_PORT:-${CELLAR_PORT:?CELLAR_PORT is not set}}"; }

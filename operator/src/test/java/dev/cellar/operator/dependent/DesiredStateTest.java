@@ -85,7 +85,9 @@ class DesiredStateTest {
     assertThat(decode(secret, "database")).isEqualTo("orders_db");
     assertThat(decode(secret, "uri"))
         .isEqualTo(
-            "postgresql://app:" + password + "@orders-db.shop.svc.cluster.local:5432/orders_db");
+            "postgresql://app:"
+                + password
+                + "@orders-db.shop.svc.cluster.local:5432/orders_db?sslmode=verify-full");
     assertThat(new CredentialsSecretDependent().desired(db, null).getData().get("password"))
         .as("each Secret gets its own password")
         .isNotEqualTo(secret.getData().get("password"));
@@ -108,7 +110,7 @@ class DesiredStateTest {
     // The dump holds the source's database under its name: the Secret names that one.
     Secret secret = new CredentialsSecretDependent().desired(db, null);
     assertThat(decode(secret, "database")).isEqualTo("shop_main");
-    assertThat(decode(secret, "uri")).endsWith("/shop_main");
+    assertThat(decode(secret, "uri")).endsWith("/shop_main?sslmode=verify-full");
   }
 
   static String decode(Secret secret, String key) {

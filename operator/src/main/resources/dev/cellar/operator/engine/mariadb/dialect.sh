@@ -35,7 +35,7 @@ EOF
 cellar_sql_change_source_to() {
   local host=$1 port=$2 user=$3 password=$4
   cat <<EOF
-CHANGE MASTER TO MASTER_HOST=${host}, MASTER_PORT=${port}, MASTER_USER=${user}, MASTER_PASSWORD=${password}, MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=10;
+CHANGE MASTER TO MASTER_HOST=${host}, MASTER_PORT=${port}, MASTER_USER=${user}, MASTER_PASSWORD=${password}, MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=10$(cellar_sql_source_tls);
 EOF
 }
 
@@ -105,3 +105,33 @@ cellar_initialize_scratch_datadir() {
     --skip-test-db
 }
 CELLAR_SCRATCH_SERVER_OPTIONS=()
+
+# TLS (spec.tls, lib.sh's cellar_tls_on). Connections to the primary verify it: the CA and the
+# host name (its certificate names the Service's DNS names).
+cellar_tls_primary_options() {
+  if cellar_tls_on; then
+    printf '%s\n' --ssl "--ssl-ca=$(cellar_tls_dir)/ca.crt" --ssl-verify-server-cert
+  fi
+}
+
+# A TCP connection to this server (refused without TLS when the mode is required; the
+# certificate names 127.0.0.1 for the clients that verify by default, 11.4 on).
+cellar_tls_local_options() {
+  if cellar_tls_on; then
+    printf '%s\n' --ssl "--ssl-ca=$(cellar_tls_dir)/ca.crt"
+  fi
+}
+
+# The replication connection's TLS, appended to CHANGE MASTER.
+cellar_sql_source_tls() {
+  if cellar_tls_on; then
+    printf ', MASTER_SSL=1, MASTER_SSL_CA=%s, MASTER_SSL_VERIFY_SERVER_CERT=1' \
+      "$(cellar_mysql_quote "$(cellar_tls_dir)/ca.crt")"
+  elif [ "${CELLAR_TLS_MODE:-}" = disabled ]; then
+    # Explicitly off (in pods the mode is always set): the primary offers no TLS any more.
+    printf ', MASTER_SSL=0'
+  fi
+}
+
+# Re-reads ssl_cert, ssl_key and ssl_ca (MariaDB 10.4 on): a renewed certificate, no restart.
+cellar_sql_reload_tls() { printf '%s\n' 'FLUSH SSL;'; }

@@ -89,8 +89,9 @@ if [ "$role" = primary ]; then
 else
   cellar_require_replication_account
   cellar_require CELLAR_PRIMARY_HOST
+  # The TLS mode too: a change points replication at the primary with or without TLS again.
   fingerprint=$(cellar_fingerprint replica "$CELLAR_REPLICATION_USER" "$CELLAR_REPLICATION_PASSWORD" \
-    "$CELLAR_PRIMARY_HOST" "$(cellar_primary_port)")
+    "$CELLAR_PRIMARY_HOST" "$(cellar_primary_port)" "${CELLAR_TLS_MODE:-disabled}")
   if [ -f "$data/cellar-primary.done" ]; then
     cellar_note "this server was the primary and is now a replica: it rejoins the new primary"
     rm -f "$data/cellar-replica.done"

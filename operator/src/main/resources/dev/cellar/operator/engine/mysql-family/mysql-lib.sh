@@ -20,7 +20,10 @@ cellar_local_connection() {
   local where=${CELLAR_LOCAL_HOST:-127.0.0.1}
   case "$where" in
     /*) printf '%s\n' --protocol=socket "--socket=$where" ;;
-    *) printf '%s\n' --protocol=tcp "--host=$where" "--port=${CELLAR_PORT:-3306}" ;;
+    *)
+      printf '%s\n' --protocol=tcp "--host=$where" "--port=${CELLAR_PORT:-3306}"
+      cellar_tls_local_options
+      ;;
   esac
 }
 
@@ -34,11 +37,12 @@ cellar_local_client_cmd() {
 
 # cellar_primary_client_cmd PROGRAM ARGS...: PROGRAM as root on the primary.
 cellar_primary_client_cmd() {
-  local program=$1
+  local program=$1 tls
   shift
+  mapfile -t tls < <(cellar_tls_primary_options)
   "$program" --defaults-extra-file=<(cellar_passfile) --user=root --protocol=tcp \
     "--host=${CELLAR_PRIMARY_HOST:?CELLAR_PRIMARY_HOST is not set}" "--port=$(cellar_primary_port)" \
-    "${CELLAR_REMOTE_OPTIONS[@]}" "$@"
+    "${CELLAR_REMOTE_OPTIONS[@]}" "${tls[@]}" "$@"
 }
 
 # SQL on stdin (or -e) against this server; tab-separated rows without a header.

@@ -12,6 +12,8 @@
 #             cellar-demoted that keeps the entrypoint from starting it as the primary again, and
 #             the position every replica must reach: "position=<n> demoted"
 #   restart   stops the server; the container restarts as its label says.
+#   tls-reload  reads the SHA-256 of the renewed tls.crt on stdin; once the mounted file is that
+#             one, the server reloads its TLS files (dialect.sh): "reloaded"
 #   credentials  applies the credentials on stdin (lib.sh's cellar_read_credentials) on this
 #             server: the application user's and the replication account's passwords (ALTER
 #             USER, not written to the binary log: every server is asked in turn, like the
@@ -119,7 +121,8 @@ case "${1:-}" in
           cellar_sql_start_replica
         } | cellar_local_sql
         cellar_fingerprint replica "$CELLAR_REPLICATION_USER" "$CELLAR_REPLICATION_PASSWORD" \
-          "$CELLAR_PRIMARY_HOST" "$(cellar_primary_port)" >"$data/cellar-replica.done"
+          "$CELLAR_PRIMARY_HOST" "$(cellar_primary_port)" "${CELLAR_TLS_MODE:-disabled}" \
+          >"$data/cellar-replica.done"
       fi
     elif cellar_has_replication_account && [ -d "$data" ]; then
       cellar_fingerprint primary "$CELLAR_REPLICATION_USER" "$CELLAR_REPLICATION_PASSWORD" \
@@ -127,11 +130,18 @@ case "${1:-}" in
     fi
     echo "applied role=$role"
     ;;
+  tls-reload)
+    # The renewed certificate, once the kubelet has replaced the mounted files.
+    IFS= read -r want || true
+    cellar_tls_await_certificate "$want"
+    cellar_sql_reload_tls | cellar_local_sql
+    echo reloaded
+    ;;
   restart)
     cellar_local_client_cmd "$CELLAR_ADMIN" shutdown >/dev/null 2>&1 || kill -TERM 1
     echo restarting
     ;;
   *)
-    cellar_die "usage: role.sh position|promote|demote|restart|credentials"
+    cellar_die "usage: role.sh position|promote|demote|restart|credentials|tls-reload"
     ;;
 esac

@@ -43,7 +43,7 @@ EOF
 cellar_sql_change_source_to() {
   local host=$1 port=$2 user=$3 password=$4
   cat <<EOF
-CHANGE REPLICATION SOURCE TO SOURCE_HOST=${host}, SOURCE_PORT=${port}, SOURCE_USER=${user}, SOURCE_PASSWORD=${password}, SOURCE_AUTO_POSITION=1, GET_SOURCE_PUBLIC_KEY=1, SOURCE_CONNECT_RETRY=10;
+CHANGE REPLICATION SOURCE TO SOURCE_HOST=${host}, SOURCE_PORT=${port}, SOURCE_USER=${user}, SOURCE_PASSWORD=${password}, SOURCE_AUTO_POSITION=1, GET_SOURCE_PUBLIC_KEY=1, SOURCE_CONNECT_RETRY=10$(cellar_sql_source_tls);
 EOF
 }
 
@@ -132,3 +132,29 @@ cellar_initialize_scratch_datadir() {
   mysqld --no-defaults --initialize-insecure --datadir="$1"
 }
 CELLAR_SCRATCH_SERVER_OPTIONS=(--mysqlx=OFF --secure-file-priv=NULL)
+
+# TLS (spec.tls, lib.sh's cellar_tls_on). Connections to the primary verify it: the CA and the
+# host name (its certificate names the Service's DNS names).
+cellar_tls_primary_options() {
+  if cellar_tls_on; then
+    printf '%s\n' --ssl-mode=VERIFY_IDENTITY "--ssl-ca=$(cellar_tls_dir)/ca.crt"
+  fi
+}
+
+# A TCP connection to this server: the client's default ssl-mode (PREFERRED) takes TLS where the
+# server offers it, which a required mode needs.
+cellar_tls_local_options() { :; }
+
+# The replication connection's TLS, appended to CHANGE REPLICATION SOURCE.
+cellar_sql_source_tls() {
+  if cellar_tls_on; then
+    printf ', SOURCE_SSL=1, SOURCE_SSL_CA=%s, SOURCE_SSL_VERIFY_SERVER_CERT=1' \
+      "$(cellar_mysql_quote "$(cellar_tls_dir)/ca.crt")"
+  elif [ "${CELLAR_TLS_MODE:-}" = disabled ]; then
+    # Explicitly off (in pods the mode is always set): the primary offers no TLS any more.
+    printf ', SOURCE_SSL=0'
+  fi
+}
+
+# Re-reads the TLS files (MySQL 8.0.16 on): a renewed certificate, no restart.
+cellar_sql_reload_tls() { printf '%s\n' 'ALTER INSTANCE RELOAD TLS;'; }

@@ -71,5 +71,9 @@ else
   bash "$here/replica-bootstrap.sh"
 fi
 
+# spec.tls.mode required: pg_hba.conf rejects connections without TLS (and no longer does when
+# the mode changes; the pod restarts with the new mode).
+cellar_pg_tls_hba "$data/pg_hba.conf" || true
+
 cellar_note "starting postgres as $([ "$role" = primary ] && echo primary || echo standby)"
 exec "$image_entrypoint" postgres "$@"

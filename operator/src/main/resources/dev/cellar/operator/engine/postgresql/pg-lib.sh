@@ -31,11 +31,58 @@ cellar_conninfo_value() {
   printf "'%s'" "$s"
 }
 
+# The TLS part of a connection string to the primary: verify-full (the CA and the host name)
+# when TLS is on, else prefer.
+cellar_pg_ssl_conninfo() {
+  if cellar_tls_on; then
+    printf 'sslmode=verify-full sslrootcert=%s' "$(cellar_conninfo_value "$(cellar_tls_dir)/ca.crt")"
+  else
+    printf 'sslmode=prefer'
+  fi
+}
+
+# libpq's environment for the tools that reach the primary (pg_basebackup, pg_rewind, psql):
+# exported, when TLS is on, by the scripts that only talk to the primary.
+cellar_pg_export_primary_ssl() {
+  if cellar_tls_on; then
+    export PGSSLMODE=verify-full PGSSLROOTCERT
+    PGSSLROOTCERT="$(cellar_tls_dir)/ca.crt"
+  fi
+}
+
+# cellar_pg_tls_hba HBA_FILE: Cellar's block at the top of pg_hba.conf, from CELLAR_TLS_MODE.
+# With required, every TCP connection without TLS is rejected (replication too: "all" does not
+# match it); Unix-socket connections, which the probes and scripts use, are "local" lines and
+# unaffected. Otherwise the block is removed. Idempotent; returns 1 when it changed the file.
+cellar_pg_tls_hba() {
+  local hba=$1 next
+  [ -f "$hba" ] || return 0
+  next="$hba.cellar"
+  {
+    if [ "${CELLAR_TLS_MODE:-disabled}" = required ]; then
+      printf '%s\n' '# cellar-tls begin: spec.tls.mode required' \
+        'hostnossl all all all reject' \
+        'hostnossl replication all all reject' \
+        '# cellar-tls end'
+    fi
+    awk '/^# cellar-tls begin/ { skip = 1 } !skip { print } /^# cellar-tls end/ { skip = 0 }' "$hba"
+  } >"$next"
+  if cmp -s "$hba" "$next"; then
+    rm -f "$next"
+    return 0
+  fi
+  chmod 600 "$next"
+  mv -f "$next" "$hba"
+  cellar_note "pg_hba.conf: TLS ${CELLAR_TLS_MODE:-disabled}"
+  return 1
+}
+
 # The connection string a standby uses to stream from the primary.
 cellar_pg_primary_conninfo() {
-  printf 'host=%s port=%s user=%s password=%s application_name=%s sslmode=prefer' \
+  printf 'host=%s port=%s user=%s password=%s application_name=%s %s' \
     "$(cellar_conninfo_value "$CELLAR_PRIMARY_HOST")" "$(cellar_primary_port)" \
     "$(cellar_conninfo_value "$CELLAR_REPLICATION_USER")" \
     "$(cellar_conninfo_value "$CELLAR_REPLICATION_PASSWORD")" \
-    "$(cellar_conninfo_value "${POD_NAME:-cellar-replica-$(cellar_ordinal)}")"
+    "$(cellar_conninfo_value "${POD_NAME:-cellar-replica-$(cellar_ordinal)}")" \
+    "$(cellar_pg_ssl_conninfo)"
 }

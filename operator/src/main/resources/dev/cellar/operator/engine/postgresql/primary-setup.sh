@@ -39,6 +39,7 @@ if ! grep -qxF "$line" "$hba" 2>/dev/null; then
   printf '\n# Cellar: streaming replication for standbys\n%s\n' "$line" >>"$hba"
   cellar_note "added to $hba: $line"
 fi
+cellar_pg_tls_hba "$hba" || true
 errors=$(cellar_pg_local_sql -At -c 'SELECT pg_reload_conf(); SELECT count(*) FROM pg_hba_file_rules WHERE error IS NOT NULL' | tail -n1)
 [ "$errors" = 0 ] || cellar_die "$hba has $errors invalid line(s) (see pg_hba_file_rules); fix them and restart"
 cellar_note "replication role '$user' is ready on the primary"

@@ -23,6 +23,8 @@ here=$(dirname "${BASH_SOURCE[0]}")
 [ "$(cellar_role)" != primary ] || cellar_die "replica-bootstrap.sh runs on standbys; this server's role is primary"
 cellar_require_replication_account
 cellar_require CELLAR_PRIMARY_HOST
+# Every connection of this script goes to the primary: over TLS, verified, when TLS is on.
+cellar_pg_export_primary_ssl
 data=$(cellar_pg_data_dir)
 primary="$CELLAR_PRIMARY_HOST:$(cellar_primary_port)"
 wait_seconds=${CELLAR_WAIT_SECONDS:-600}

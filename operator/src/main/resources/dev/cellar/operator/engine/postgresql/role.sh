@@ -11,6 +11,8 @@
 #             sessions ended), a file cellar-demoted that keeps the entrypoint from starting it as
 #             the primary again, and the WAL position every standby must reach:
 #             "position=<bytes> demoted"
+#   tls-reload  reads the SHA-256 of the renewed tls.crt on stdin; once the mounted file is that
+#             one, reloads the configuration, which re-reads the TLS files: "reloaded"
 #   restart   stops the server (fast shutdown); the container restarts as its label says.
 #   credentials  applies the credentials on stdin (lib.sh's cellar_read_credentials): on the
 #             primary the application user's and the replication account's passwords (ALTER
@@ -103,11 +105,19 @@ case "${1:-}" in
       echo "applied role=primary"
     fi
     ;;
+  tls-reload)
+    # The renewed certificate, once the kubelet has replaced the mounted files: PostgreSQL
+    # re-reads ssl_cert_file, ssl_key_file and ssl_ca_file on a configuration reload.
+    IFS= read -r want || true
+    cellar_tls_await_certificate "$want"
+    [ "$(sql 'SELECT pg_reload_conf()')" = t ] || cellar_die "pg_reload_conf() failed"
+    echo reloaded
+    ;;
   restart)
     kill -INT 1
     echo restarting
     ;;
   *)
-    cellar_die "usage: role.sh position|promote|demote|restart|credentials"
+    cellar_die "usage: role.sh position|promote|demote|restart|credentials|tls-reload"
     ;;
 esac

@@ -1,0 +1,329 @@
+package dev.cellar.operator.tls;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.PrivateKey;
+import java.security.PublicKey;
+import java.security.SecureRandom;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.security.spec.ECGenParameterSpec;
+import java.security.spec.PKCS8EncodedKeySpec;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.Collection;
+import java.util.Date;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.asn1.x500.X500NameBuilder;
+import org.bouncycastle.asn1.x500.style.BCStyle;
+import org.bouncycastle.asn1.x509.BasicConstraints;
+import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
+import org.bouncycastle.asn1.x509.Extension;
+import org.bouncycastle.asn1.x509.GeneralName;
+import org.bouncycastle.asn1.x509.GeneralNames;
+import org.bouncycastle.asn1.x509.KeyPurposeId;
+import org.bouncycastle.asn1.x509.KeyUsage;
+import org.bouncycastle.cert.X509v3CertificateBuilder;
+import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
+import org.bouncycastle.cert.jcajce.JcaX509ExtensionUtils;
+import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
+import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
+import org.bouncycastle.operator.ContentSigner;
+import org.bouncycastle.operator.OperatorCreationException;
+import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+
+/**
+ * Issues and inspects the certificates of a Database: a CA of its own and a server certificate
+ * signed by it. Keys are ECDSA P-256 (fast to make, read by every OpenSSL-based server and client);
+ * signing uses the JDK's own provider, so no security provider is registered. PEM out, PEM in.
+ */
+public final class Certificates {
+  private Certificates() {}
+
+  /** The CA lives long: replacing it means every client fetching the new ca.crt. */
+  public static final Duration CA_VALIDITY = Duration.ofDays(3650);
+
+  /** The default validity of a server certificate; renewed at two thirds of it. */
+  public static final Duration DEFAULT_SERVER_VALIDITY = Duration.ofDays(90);
+
+  /**
+   * Server certificates start this long before they are issued (a tenth of a short validity at
+   * most), so a node whose clock is a little behind the operator's accepts them.
+   */
+  static final Duration BACKDATE = Duration.ofMinutes(5);
+
+  /** The environment variable that shortens the server certificates' validity (tests). */
+  public static final String VALIDITY_ENV = "CELLAR_TLS_CERT_VALIDITY";
+
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  /** A certificate and its private key, both PEM. */
+  public record Issued(String certificate, String privateKey) {}
+
+  /**
+   * The validity of new server certificates: {@code CELLAR_TLS_CERT_VALIDITY} (an ISO-8601 duration
+   * such as P90D or PT10M, at least one minute) or 90 days.
+   */
+  public static Duration serverValidity() {
+    return validity(System.getProperty(VALIDITY_PROPERTY, System.getenv(VALIDITY_ENV)));
+  }
+
+  /** The system property that wins over {@link #VALIDITY_ENV} (tests in one JVM). */
+  public static final String VALIDITY_PROPERTY = "cellar.tls.certificateValidity";
+
+  /** How far a server certificate is backdated: {@link #BACKDATE}, at most a tenth of it. */
+  static Duration backdate(Duration validity) {
+    Duration tenth = validity.dividedBy(10);
+    return tenth.compareTo(BACKDATE) < 0 ? tenth : BACKDATE;
+  }
+
+  static Duration validity(String value) {
+    if (value == null || value.isBlank()) {
+      return DEFAULT_SERVER_VALIDITY;
+    }
+    Duration parsed = Duration.parse(value.trim());
+    if (parsed.compareTo(Duration.ofMinutes(1)) < 0) {
+      throw new IllegalArgumentException(VALIDITY_ENV + " must be at least PT1M: " + value);
+    }
+    return parsed;
+  }
+
+  /** A new self-signed CA named {@code commonName}. */
+  public static Issued newCa(String commonName, Instant now) {
+    try {
+      KeyPair keys = keyPair();
+      X500Name subject = name(commonName);
+      X509v3CertificateBuilder builder =
+          new JcaX509v3CertificateBuilder(
+              subject,
+              serial(),
+              Date.from(now.minus(BACKDATE)),
+              Date.from(now.plus(CA_VALIDITY)),
+              subject,
+              keys.getPublic());
+      JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
+      builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(0));
+      builder.addExtension(
+          Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
+      builder.addExtension(
+          Extension.subjectKeyIdentifier, false, ext.createSubjectKeyIdentifier(keys.getPublic()));
+      X509Certificate cert = sign(builder, keys.getPrivate());
+      return new Issued(pem(cert), pem(keys.getPrivate()));
+    } catch (GeneralSecurityException | IOException | OperatorCreationException e) {
+      throw new IllegalStateException("cannot issue a CA: " + e, e);
+    }
+  }
+
+  /**
+   * A new server certificate for {@code dnsNames} (the first is its common name), signed by {@code
+   * ca}, valid from a few minutes ago for {@code validity}. Usable for TLS servers and clients (a
+   * replica presents it when the primary asks for client certificates).
+   */
+  public static Issued newServer(Issued ca, List<String> dnsNames, Instant now, Duration validity) {
+    try {
+      X509Certificate caCert = parse(ca.certificate());
+      PrivateKey caKey = privateKey(ca.privateKey());
+      KeyPair keys = keyPair();
+      Instant notBefore = now.minus(backdate(validity));
+      X509v3CertificateBuilder builder =
+          new JcaX509v3CertificateBuilder(
+              caCert,
+              serial(),
+              Date.from(notBefore),
+              Date.from(now.plus(validity)),
+              name(dnsNames.get(0)),
+              keys.getPublic());
+      JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
+      builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
+      builder.addExtension(
+          Extension.keyUsage,
+          true,
+          new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyEncipherment));
+      builder.addExtension(
+          Extension.extendedKeyUsage,
+          false,
+          new ExtendedKeyUsage(
+              new KeyPurposeId[] {KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth}));
+      builder.addExtension(
+          Extension.subjectAlternativeName,
+          false,
+          new GeneralNames(
+              dnsNames.stream().map(Certificates::generalName).toArray(GeneralName[]::new)));
+      builder.addExtension(
+          Extension.subjectKeyIdentifier, false, ext.createSubjectKeyIdentifier(keys.getPublic()));
+      builder.addExtension(
+          Extension.authorityKeyIdentifier, false, ext.createAuthorityKeyIdentifier(caCert));
+      X509Certificate cert = sign(builder, caKey);
+      return new Issued(pem(cert), pem(keys.getPrivate()));
+    } catch (GeneralSecurityException | IOException | OperatorCreationException e) {
+      throw new IllegalStateException("cannot issue a server certificate: " + e, e);
+    }
+  }
+
+  /** When a certificate Cellar issued is renewed: two thirds into its validity. */
+  public static Instant renewalTime(X509Certificate cert) {
+    Instant from = cert.getNotBefore().toInstant();
+    Instant to = cert.getNotAfter().toInstant();
+    return from.plus(Duration.between(from, to).multipliedBy(2).dividedBy(3));
+  }
+
+  /**
+   * Why the server certificate {@code certificate} (PEM) must be replaced, for a Database whose
+   * names are {@code dnsNames} and whose CA is {@code caCertificate}; empty when it is still good.
+   */
+  public static Optional<String> replacementReason(
+      String certificate,
+      String privateKey,
+      String caCertificate,
+      List<String> dnsNames,
+      Instant now) {
+    X509Certificate cert;
+    X509Certificate ca;
+    try {
+      cert = parse(certificate);
+      ca = parse(caCertificate);
+      privateKey(privateKey);
+    } catch (RuntimeException e) {
+      return Optional.of("it cannot be read (" + e.getMessage() + ")");
+    }
+    try {
+      cert.verify(ca.getPublicKey());
+    } catch (GeneralSecurityException e) {
+      return Optional.of("it is not signed by the Database's CA");
+    }
+    if (!keyMatches(cert.getPublicKey(), privateKey)) {
+      return Optional.of("its key does not match it");
+    }
+    Set<String> names = dnsNames(cert);
+    List<String> missing = dnsNames.stream().filter(n -> !names.contains(n)).toList();
+    if (!missing.isEmpty()) {
+      return Optional.of("it does not name " + String.join(", ", missing));
+    }
+    if (!now.isBefore(renewalTime(cert))) {
+      return Optional.of(
+          "it is due for renewal (it expires " + cert.getNotAfter().toInstant() + ")");
+    }
+    return Optional.empty();
+  }
+
+  /** A DNS name, or an IP address (such as 127.0.0.1, for clients inside the pod). */
+  private static GeneralName generalName(String name) {
+    return name.matches("[0-9]{1,3}(\\.[0-9]{1,3}){3}") || name.contains(":")
+        ? new GeneralName(GeneralName.iPAddress, name)
+        : new GeneralName(GeneralName.dNSName, name);
+  }
+
+  /** The DNS names and IP addresses of a certificate's subjectAltName. */
+  public static Set<String> dnsNames(X509Certificate cert) {
+    Set<String> names = new HashSet<>();
+    try {
+      Collection<List<?>> sans = cert.getSubjectAlternativeNames();
+      if (sans != null) {
+        for (List<?> san : sans) {
+          if (san.size() == 2
+              && (Integer.valueOf(GeneralName.dNSName).equals(san.get(0))
+                  || Integer.valueOf(GeneralName.iPAddress).equals(san.get(0)))) {
+            names.add(String.valueOf(san.get(1)));
+          }
+        }
+      }
+    } catch (GeneralSecurityException e) {
+      // no names
+    }
+    return names;
+  }
+
+  /** The first certificate of a PEM text. */
+  public static X509Certificate parse(String pem) {
+    try {
+      return (X509Certificate)
+          CertificateFactory.getInstance("X.509")
+              .generateCertificate(
+                  new ByteArrayInputStream(pem.getBytes(StandardCharsets.US_ASCII)));
+    } catch (GeneralSecurityException e) {
+      throw new IllegalArgumentException("not a PEM certificate: " + e.getMessage(), e);
+    }
+  }
+
+  /** A PKCS#8 private key ("BEGIN PRIVATE KEY"), EC. */
+  static PrivateKey privateKey(String pem) {
+    String body =
+        pem.replace("-----BEGIN PRIVATE KEY-----", "")
+            .replace("-----END PRIVATE KEY-----", "")
+            .replaceAll("\\s", "");
+    try {
+      return KeyFactory.getInstance("EC")
+          .generatePrivate(new PKCS8EncodedKeySpec(Base64.getDecoder().decode(body)));
+    } catch (GeneralSecurityException | IllegalArgumentException e) {
+      throw new IllegalArgumentException("not a PKCS#8 EC private key", e);
+    }
+  }
+
+  private static boolean keyMatches(PublicKey publicKey, String privateKeyPem) {
+    try {
+      PrivateKey key = privateKey(privateKeyPem);
+      byte[] probe = "cellar".getBytes(StandardCharsets.US_ASCII);
+      var signer = java.security.Signature.getInstance("SHA256withECDSA");
+      signer.initSign(key);
+      signer.update(probe);
+      byte[] signature = signer.sign();
+      var verifier = java.security.Signature.getInstance("SHA256withECDSA");
+      verifier.initVerify(publicKey);
+      verifier.update(probe);
+      return verifier.verify(signature);
+    } catch (GeneralSecurityException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  private static KeyPair keyPair() throws GeneralSecurityException {
+    KeyPairGenerator generator = KeyPairGenerator.getInstance("EC");
+    generator.initialize(new ECGenParameterSpec("secp256r1"), RANDOM);
+    return generator.generateKeyPair();
+  }
+
+  private static BigInteger serial() {
+    return new BigInteger(127, RANDOM).add(BigInteger.ONE);
+  }
+
+  private static X500Name name(String commonName) {
+    // A common name is at most 64 characters (RFC 5280); the SANs carry the full names.
+    String cn = commonName.length() > 64 ? commonName.substring(0, 64) : commonName;
+    return new X500NameBuilder(BCStyle.INSTANCE)
+        .addRDN(BCStyle.O, "cellar")
+        .addRDN(BCStyle.CN, cn)
+        .build();
+  }
+
+  private static X509Certificate sign(X509v3CertificateBuilder builder, PrivateKey key)
+      throws OperatorCreationException, GeneralSecurityException {
+    ContentSigner signer = new JcaContentSignerBuilder("SHA256withECDSA").build(key);
+    return new JcaX509CertificateConverter().getCertificate(builder.build(signer));
+  }
+
+  private static String pem(Object object) throws IOException {
+    StringWriter out = new StringWriter();
+    try (JcaPEMWriter writer = new JcaPEMWriter(out)) {
+      if (object instanceof PrivateKey key) {
+        // PKCS#8, which OpenSSL, libpq and MariaDB read for every key type.
+        writer.writeObject(
+            new org.bouncycastle.util.io.pem.PemObject("PRIVATE KEY", key.getEncoded()));
+      } else {
+        writer.writeObject(object);
+      }
+    }
+    return out.toString();
+  }
+}

@@ -1,0 +1,137 @@
+package dev.cellar.operator.tls;
+
+import dev.cellar.api.v1.Database;
+import dev.cellar.api.v1.TlsStatus;
+import dev.cellar.operator.Keys;
+import dev.cellar.operator.Topology;
+import dev.cellar.operator.credentials.CredentialsSecret;
+import dev.cellar.operator.status.Conditions.Reason;
+import dev.cellar.operator.status.Observed;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Optional;
+
+/**
+ * What the status says about the server certificate, from the Secret the pods mount: its expiry,
+ * when Cellar renews it, and a failure when it is missing, unreadable, or near its expiry without a
+ * renewal (five sixths into its validity: a certificate Cellar issued is renewed at two thirds, so
+ * only a failed renewal, or a user's certificate nobody renews, gets there).
+ *
+ * @param status status.tls
+ * @param failure what Degraded says, if anything
+ * @param recheck when to look again: the renewal time, or the moment it becomes near expiry
+ */
+public record TlsState(
+    Optional<TlsStatus> status, Optional<Observed.Failure> failure, Optional<Instant> recheck) {
+
+  public static final TlsState NONE =
+      new TlsState(Optional.empty(), Optional.empty(), Optional.empty());
+
+  /** Observes the server certificate of {@code db}. */
+  public static TlsState observe(Database db, Context<Database> context, Instant now) {
+    Topology topology = Topology.of(db);
+    if (!topology.tlsOn()) {
+      return NONE;
+    }
+    String name = topology.serverCertificateSecret();
+    Optional<Secret> secret = TlsSecrets.read(topology, name, context);
+    return of(topology, secret, now);
+  }
+
+  /** The state for {@code secret}, the server certificate Secret (if it exists). */
+  static TlsState of(Topology topology, Optional<Secret> secret, Instant now) {
+    String name = topology.serverCertificateSecret();
+    boolean ours = topology.issuesCertificate();
+    if (secret.isEmpty()) {
+      if (ours) {
+        // Being created with the CA in this reconcile's workflow.
+        return new TlsState(
+            Optional.of(new TlsStatus(name, null, null)), Optional.empty(), Optional.empty());
+      }
+      return failure(
+          name,
+          now,
+          Reason.CERTIFICATE_INVALID,
+          "the certificate Secret "
+              + name
+              + " (spec.tls.certificateSecret) does not exist: create it with tls.crt, tls.key and"
+              + " ca.crt, or remove spec.tls.certificateSecret for Cellar to issue one");
+    }
+    String pem = CredentialsSecret.values(secret.get()).get(Keys.Tls.CERTIFICATE);
+    X509Certificate cert;
+    try {
+      if (pem == null) {
+        throw new IllegalArgumentException("it has no " + Keys.Tls.CERTIFICATE);
+      }
+      cert = Certificates.parse(pem);
+    } catch (IllegalArgumentException e) {
+      return failure(
+          name,
+          now,
+          Reason.CERTIFICATE_INVALID,
+          "the certificate Secret "
+              + name
+              + " holds no readable certificate ("
+              + e.getMessage()
+              + "): it needs tls.crt, tls.key and ca.crt in PEM");
+    }
+    Instant notBefore = cert.getNotBefore().toInstant();
+    Instant notAfter = cert.getNotAfter().toInstant();
+    Instant renewal = Certificates.renewalTime(cert);
+    Instant nearExpiry =
+        notBefore.plus(Duration.between(notBefore, notAfter).multipliedBy(5).dividedBy(6));
+    TlsStatus status = new TlsStatus(name, rfc3339(notAfter), ours ? rfc3339(renewal) : null);
+    Optional<Observed.Failure> failure = Optional.empty();
+    Optional<Instant> recheck;
+    if (!now.isBefore(nearExpiry)) {
+      String when = now.isBefore(notAfter) ? "expires at " : "expired at ";
+      failure =
+          Optional.of(
+              new Observed.Failure(
+                  Reason.CERTIFICATE_EXPIRING,
+                  "the server certificate in "
+                      + name
+                      + " "
+                      + when
+                      + rfc3339(notAfter)
+                      + (ours
+                          ? " and Cellar could not renew it (see the operator's log and Events)"
+                          : ": renew it in the Secret (Cellar does not renew a certificate it did"
+                              + " not issue); the servers reload it without a restart")));
+      recheck = now.isBefore(notAfter) ? Optional.of(notAfter) : Optional.empty();
+    } else {
+      recheck = Optional.of(ours && now.isBefore(renewal) ? renewal : nearExpiry);
+    }
+    return new TlsState(Optional.of(status), failure, recheck);
+  }
+
+  /**
+   * A Secret to fix. A user's Secret is not watched (only Cellar's are cached): look again in half
+   * a minute, a read each time, while it is wrong.
+   */
+  private static TlsState failure(String name, Instant now, Reason reason, String message) {
+    return new TlsState(
+        Optional.of(new TlsStatus(name, null, null)),
+        Optional.of(new Observed.Failure(reason, message)),
+        Optional.of(now.plus(USER_SECRET_RECHECK)));
+  }
+
+  static final Duration USER_SECRET_RECHECK = Duration.ofSeconds(30);
+
+  /** How long until {@link #recheck}, at least a second. */
+  public Optional<Duration> recheckAfter(Instant now) {
+    return recheck.map(
+        at -> {
+          Duration d = Duration.between(now, at).plusSeconds(1);
+          return d.isNegative() || d.isZero() ? Duration.ofSeconds(1) : d;
+        });
+  }
+
+  static String rfc3339(Instant instant) {
+    return instant.truncatedTo(ChronoUnit.SECONDS).toString();
+  }
+}

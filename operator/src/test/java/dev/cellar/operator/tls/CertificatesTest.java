@@ -1,0 +1,130 @@
+package dev.cellar.operator.tls;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.cellar.api.v1.Database;
+import dev.cellar.api.v1.DatabaseSpec;
+import dev.cellar.api.v1.Engine;
+import dev.cellar.operator.Topology;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The certificates Cellar issues: names, validity, signatures and when they are renewed. */
+class CertificatesTest {
+  static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
+
+  static Topology topology() {
+    return Topology.of(
+        new Database("shop", "orders-db", new DatabaseSpec(Engine.POSTGRESQL, "16", "1Gi")));
+  }
+
+  @Test
+  void theNamesCoverTheServicesEveryPossiblePodAndEachDnsForm() {
+    List<String> names = topology().tlsDnsNames();
+    assertThat(names)
+        .contains(
+            "orders-db",
+            "orders-db.shop",
+            "orders-db.shop.svc",
+            "orders-db.shop.svc.cluster.local",
+            "orders-db-ro",
+            "orders-db-ro.shop.svc.cluster.local",
+            "orders-db-headless.shop.svc",
+            "orders-db-0.orders-db-headless",
+            "orders-db-0.orders-db-headless.shop.svc.cluster.local",
+            "orders-db-4.orders-db-headless.shop.svc.cluster.local",
+            "localhost",
+            "127.0.0.1")
+        .doesNotHaveDuplicates();
+    // The primary host the pods and the credentials Secret use is among them.
+    assertThat(names).contains(topology().primaryHost());
+  }
+
+  @Test
+  void theCaIsASelfSignedCaForTenYears() throws Exception {
+    Certificates.Issued ca = Certificates.newCa("cellar shop/orders-db CA", NOW);
+    X509Certificate cert = Certificates.parse(ca.certificate());
+    assertThat(cert.getBasicConstraints()).isGreaterThanOrEqualTo(0);
+    cert.verify(cert.getPublicKey());
+    assertThat(cert.getSubjectX500Principal().getName()).contains("CN=cellar shop/orders-db CA");
+    assertThat(cert.getNotAfter().toInstant()).isEqualTo(NOW.plus(Certificates.CA_VALIDITY));
+    assertThat(ca.privateKey()).startsWith("-----BEGIN PRIVATE KEY-----");
+  }
+
+  @Test
+  void theServerCertificateNamesEveryNameIsSignedByTheCaAndServesBothEnds() throws Exception {
+    Certificates.Issued ca = Certificates.newCa("ca", NOW);
+    List<String> names = topology().tlsDnsNames();
+    Certificates.Issued server = Certificates.newServer(ca, names, NOW, Duration.ofDays(90));
+    X509Certificate cert = Certificates.parse(server.certificate());
+    cert.verify(Certificates.parse(ca.certificate()).getPublicKey());
+    assertThat(Certificates.dnsNames(cert)).containsExactlyInAnyOrderElementsOf(names);
+    assertThat(cert.getBasicConstraints()).isEqualTo(-1);
+    assertThat(cert.getExtendedKeyUsage())
+        .containsExactlyInAnyOrder("1.3.6.1.5.5.7.3.1", "1.3.6.1.5.5.7.3.2");
+    assertThat(cert.getSubjectX500Principal().getName()).contains("CN=orders-db");
+    // Backdated a little for nodes whose clock lags; valid for the asked validity from now.
+    assertThat(cert.getNotBefore().toInstant()).isEqualTo(NOW.minus(Duration.ofMinutes(5)));
+    assertThat(cert.getNotAfter().toInstant()).isEqualTo(NOW.plus(Duration.ofDays(90)));
+    assertThat(cert.getSerialNumber().signum()).isPositive();
+  }
+
+  @Test
+  void aCertificateIsRenewedTwoThirdsIntoItsValidity() {
+    Certificates.Issued ca = Certificates.newCa("ca", NOW);
+    List<String> names = topology().tlsDnsNames();
+    Certificates.Issued server = Certificates.newServer(ca, names, NOW, Duration.ofMinutes(55));
+    X509Certificate cert = Certificates.parse(server.certificate());
+    // 5 min backdated + 55 min = 60 min; two thirds: 40 min after notBefore.
+    Instant renewal = Certificates.renewalTime(cert);
+    assertThat(renewal).isEqualTo(NOW.minus(Duration.ofMinutes(5)).plus(Duration.ofMinutes(40)));
+    assertThat(reason(server, ca, names, renewal.minusSeconds(1))).isEmpty();
+    assertThat(reason(server, ca, names, renewal))
+        .hasValueSatisfying(r -> assertThat(r).contains("due for renewal"));
+  }
+
+  @Test
+  void aCertificateIsReplacedWhenItLacksANameOrIsNotTheCasOrItsKeyIsAnother() {
+    Certificates.Issued ca = Certificates.newCa("ca", NOW);
+    List<String> names = topology().tlsDnsNames();
+    Certificates.Issued server =
+        Certificates.newServer(ca, names.subList(0, 4), NOW, Duration.ofDays(90));
+    assertThat(reason(server, ca, names, NOW))
+        .hasValueSatisfying(r -> assertThat(r).contains("does not name orders-db-ro"));
+
+    Certificates.Issued other = Certificates.newCa("other", NOW);
+    Certificates.Issued foreign = Certificates.newServer(other, names, NOW, Duration.ofDays(90));
+    assertThat(reason(foreign, ca, names, NOW))
+        .hasValueSatisfying(r -> assertThat(r).contains("not signed by the Database's CA"));
+
+    Certificates.Issued good = Certificates.newServer(ca, names, NOW, Duration.ofDays(90));
+    Certificates.Issued mixed = new Certificates.Issued(good.certificate(), foreign.privateKey());
+    assertThat(reason(mixed, ca, names, NOW))
+        .hasValueSatisfying(r -> assertThat(r).contains("key does not match"));
+
+    Certificates.Issued garbage = new Certificates.Issued("not a certificate", good.privateKey());
+    assertThat(reason(garbage, ca, names, NOW))
+        .hasValueSatisfying(r -> assertThat(r).contains("cannot be read"));
+
+    assertThat(reason(good, ca, names, NOW)).isEmpty();
+  }
+
+  @Test
+  void theValidityComesFromTheEnvironmentOrIsNinetyDays() {
+    assertThat(Certificates.validity(null)).isEqualTo(Duration.ofDays(90));
+    assertThat(Certificates.validity(" ")).isEqualTo(Duration.ofDays(90));
+    assertThat(Certificates.validity("PT10M")).isEqualTo(Duration.ofMinutes(10));
+    assertThatThrownBy(() -> Certificates.validity("PT30S"))
+        .hasMessageContaining("CELLAR_TLS_CERT_VALIDITY");
+  }
+
+  private static java.util.Optional<String> reason(
+      Certificates.Issued server, Certificates.Issued ca, List<String> names, Instant now) {
+    return Certificates.replacementReason(
+        server.certificate(), server.privateKey(), ca.certificate(), names, now);
+  }
+}

@@ -1,0 +1,117 @@
+package dev.cellar.operator.tls;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cellar.api.v1.Database;
+import dev.cellar.api.v1.DatabaseSpec;
+import dev.cellar.api.v1.Engine;
+import dev.cellar.api.v1.TlsMode;
+import dev.cellar.api.v1.TlsSpec;
+import dev.cellar.operator.Keys;
+import dev.cellar.operator.Topology;
+import dev.cellar.operator.status.Conditions.Reason;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** status.tls and the Degraded reasons of the server certificate, from its Secret. */
+class TlsStateTest {
+  static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
+
+  static Database db(TlsSpec tls) {
+    Database db =
+        new Database("shop", "orders-db", new DatabaseSpec(Engine.MARIADB, "11.4", "1Gi"));
+    if (tls != null) {
+      db.getSpec().setTls(tls);
+    }
+    return db;
+  }
+
+  static Secret secret(String certificate) {
+    return new SecretBuilder()
+        .withNewMetadata()
+        .withName("x")
+        .endMetadata()
+        .withData(
+            Map.of(
+                Keys.Tls.CERTIFICATE,
+                Base64.getEncoder().encodeToString(certificate.getBytes(StandardCharsets.UTF_8))))
+        .build();
+  }
+
+  static String certificate(Duration validity) {
+    Certificates.Issued ca = Certificates.newCa("ca", NOW);
+    return Certificates.newServer(ca, Topology.of(db(null)).tlsDnsNames(), NOW, validity)
+        .certificate();
+  }
+
+  @Test
+  void cellarsCertificateShowsItsExpiryAndRenewalAndIsLookedAtAgainAtTheRenewal() {
+    Topology topology = Topology.of(db(null));
+    TlsState state =
+        TlsState.of(topology, Optional.of(secret(certificate(Duration.ofDays(90)))), NOW);
+    assertThat(state.failure()).isEmpty();
+    assertThat(state.status().orElseThrow().getSecretName()).isEqualTo("orders-db-tls");
+    assertThat(state.status().orElseThrow().getNotAfter()).isEqualTo("2026-04-01T00:00:00Z");
+    // (90 d + 5 min) * 2/3 after notBefore (5 min ago).
+    Instant renewal = Instant.parse("2026-03-01T23:58:20Z");
+    assertThat(state.status().orElseThrow().getRenewalTime()).isEqualTo(renewal.toString());
+    assertThat(state.recheck()).contains(renewal);
+    // The status depends on the certificate only: the same at any time before the renewal.
+    assertThat(
+            TlsState.of(
+                    topology,
+                    Optional.of(secret(certificate(Duration.ofDays(90)))),
+                    NOW.plus(Duration.ofDays(30)))
+                .status())
+        .isEqualTo(state.status());
+  }
+
+  @Test
+  void aCertificateNearItsExpiryThatWasNotRenewedIsDegraded() {
+    Topology topology = Topology.of(db(null));
+    Secret secret = secret(certificate(Duration.ofMinutes(55)));
+    // 60 min of validity from notBefore: five sixths is 50 min, 45 min after NOW.
+    TlsState before = TlsState.of(topology, Optional.of(secret), NOW.plus(Duration.ofMinutes(44)));
+    assertThat(before.failure()).isEmpty();
+    TlsState near = TlsState.of(topology, Optional.of(secret), NOW.plus(Duration.ofMinutes(46)));
+    assertThat(near.failure().orElseThrow().reason()).isEqualTo(Reason.CERTIFICATE_EXPIRING);
+    assertThat(near.failure().orElseThrow().message())
+        .contains("orders-db-tls", "expires at 2026-01-01T00:55:00Z", "could not renew");
+    assertThat(near.recheck()).contains(NOW.plus(Duration.ofMinutes(55)));
+    TlsState expired = TlsState.of(topology, Optional.of(secret), NOW.plus(Duration.ofHours(1)));
+    assertThat(expired.failure().orElseThrow().message()).contains("expired at");
+  }
+
+  @Test
+  void aUsersCertificateSecretMissingOrUnreadableIsDegradedAndNotRenewedByCellar() {
+    Topology topology = Topology.of(db(new TlsSpec(TlsMode.REQUIRED, "my-cert")));
+    TlsState missing = TlsState.of(topology, Optional.empty(), NOW);
+    assertThat(missing.failure().orElseThrow().reason()).isEqualTo(Reason.CERTIFICATE_INVALID);
+    assertThat(missing.failure().orElseThrow().message())
+        .contains("my-cert", "spec.tls.certificateSecret", "does not exist");
+    assertThat(missing.recheck()).contains(NOW.plus(Duration.ofSeconds(30)));
+
+    TlsState garbage = TlsState.of(topology, Optional.of(secret("junk")), NOW);
+    assertThat(garbage.failure().orElseThrow().reason()).isEqualTo(Reason.CERTIFICATE_INVALID);
+
+    TlsState good =
+        TlsState.of(topology, Optional.of(secret(certificate(Duration.ofDays(90)))), NOW);
+    assertThat(good.failure()).isEmpty();
+    assertThat(good.status().orElseThrow().getSecretName()).isEqualTo("my-cert");
+    assertThat(good.status().orElseThrow().getRenewalTime()).isNull();
+  }
+
+  @Test
+  void cellarsOwnSecretNotCreatedYetIsNoFailure() {
+    TlsState state = TlsState.of(Topology.of(db(null)), Optional.empty(), NOW);
+    assertThat(state.failure()).isEmpty();
+    assertThat(state.status().orElseThrow().getSecretName()).isEqualTo("orders-db-tls");
+  }
+}
