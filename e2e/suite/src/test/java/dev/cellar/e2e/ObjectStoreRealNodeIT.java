@@ -101,7 +101,8 @@ class ObjectStoreRealNodeIT {
 
   @Test
   void postgresqlBacksUpToABucketAndStartsFromIt() {
-    String ns = scenario(RealNodeIT.postgresql());
+    Scenario scenario = scenario(RealNodeIT.postgresql());
+    String ns = scenario.ns();
 
     // A dump that is not there: Failed, naming it.
     apply(
@@ -120,10 +121,11 @@ class ObjectStoreRealNodeIT {
         "wrong-keys",
         "--from-literal=AWS_ACCESS_KEY_ID=" + s3Env.get("AWS_ACCESS_KEY_ID"),
         "--from-literal=AWS_SECRET_ACCESS_KEY=not-the-key");
+    // From the dump before the newest, which the scenario damaged.
     apply(
         ns,
         database("badkeys", RealNodeIT.postgresql(), 1, false)
-            + fromBucket(ns, "ledger", "latest", "wrong-keys"));
+            + fromBucket(ns, "ledger", scenario.intact(), "wrong-keys"));
     awaitFailed(ns, "badkeys", "refused the credentials");
     long start = System.nanoTime();
     ok("delete", "secret", "-n", ns, "wrong-keys");
@@ -138,8 +140,11 @@ class ObjectStoreRealNodeIT {
     scenario(RealNodeIT.mariadb());
   }
 
-  /** The common part; returns the namespace, where Database ledger has its dumps in the bucket. */
-  String scenario(Engine engine) {
+  /** Where the common part ran, and an intact dump of its Database ledger in the bucket. */
+  record Scenario(String ns, String intact) {}
+
+  /** The common part: Database ledger, its dumps in the bucket, the newest one damaged. */
+  Scenario scenario(Engine engine) {
     String ns = newNamespace(engine.name() + "-s3");
     keys(ns, "s3-keys");
     String prefix = prefix(ns);
@@ -254,7 +259,7 @@ class ObjectStoreRealNodeIT {
             + seconds(start)
             + " s: "
             + condition(ns, "ledger", "BackupReady", "message"));
-    return ns;
+    return new Scenario(ns, written.get(1));
   }
 
   /** Each scenario's dumps go under a prefix of its own in the shared bucket. */

@@ -60,6 +60,46 @@ public record PodTrouble(Reason reason, String pod, String message, Instant sinc
     return left.isNegative() || left.isZero() ? Optional.empty() : Optional.of(left);
   }
 
+  /**
+   * The bootstrap's restore, once it has failed: its termination message names the cause (no such
+   * dump, refused keys); the kubelet retries it, so fixing the cause is enough. It stays failed
+   * through the retries (waiting in back-off, or running again) until it ends well: otherwise the
+   * phase would flap between Failed and Provisioning at every retry, each flap a status write and
+   * an Event.
+   */
+  private static Optional<PodTrouble> restore(Pod pod, ContainerStatus container) {
+    Optional<ContainerStateTerminated> failed =
+        Optional.ofNullable(container.getLastState())
+            .map(s -> s.getTerminated())
+            .filter(t -> t.getExitCode() != null && t.getExitCode() != 0);
+    boolean succeeded =
+        container.getState() != null
+            && container.getState().getTerminated() != null
+            && Integer.valueOf(0).equals(container.getState().getTerminated().getExitCode());
+    if (failed.isEmpty() || succeeded) {
+      return Optional.empty();
+    }
+    String pod_ = pod.getMetadata().getName();
+    String why =
+        failed
+            .map(t -> t.getMessage())
+            .filter(m -> !m.isBlank())
+            .map(PodTrouble::clip)
+            .orElse("see kubectl logs " + pod_ + " -c " + BootstrapRestore.CONTAINER);
+    return Optional.of(
+        new PodTrouble(
+            Reason.RESTORE_FAILED,
+            pod_,
+            "restoring spec.bootstrap.fromBackup into "
+                + pod_
+                + " failed: "
+                + why
+                + ". It is retried: fix the cause (the dump's name, the bucket, the credentials"
+                + " Secret)",
+            since(pod),
+            Duration.ZERO));
+  }
+
   /** The first trouble among {@code pods} (by pod name), counted or not. */
   public static Optional<PodTrouble> of(List<Pod> pods) {
     return pods.stream()
@@ -95,6 +135,9 @@ public record PodTrouble(Reason reason, String pod, String message, Instant sinc
   }
 
   private static Optional<PodTrouble> ofContainer(Pod pod, ContainerStatus container) {
+    if (BootstrapRestore.CONTAINER.equals(container.getName())) {
+      return restore(pod, container);
+    }
     if (container.getState() == null || container.getState().getWaiting() == null) {
       return Optional.empty();
     }
@@ -129,30 +172,6 @@ public record PodTrouble(Reason reason, String pod, String message, Instant sinc
                   + ")",
               since(pod),
               CONFIG_GRACE));
-    }
-    if ("CrashLoopBackOff".equals(waiting)
-        && BootstrapRestore.CONTAINER.equals(container.getName())) {
-      // The bootstrap's restore: its termination message names the cause (no such dump, refused
-      // keys); the kubelet retries it, so fixing the cause is enough.
-      String why =
-          Optional.ofNullable(container.getLastState())
-              .map(s -> s.getTerminated())
-              .map(t -> t.getMessage())
-              .filter(m -> !m.isBlank())
-              .map(PodTrouble::clip)
-              .orElse("see kubectl logs " + pod_ + " -c " + BootstrapRestore.CONTAINER);
-      return Optional.of(
-          new PodTrouble(
-              Reason.RESTORE_FAILED,
-              pod_,
-              "restoring spec.bootstrap.fromBackup into "
-                  + pod_
-                  + " failed: "
-                  + why
-                  + ". It is retried: fix the cause (the dump's name, the bucket, the credentials"
-                  + " Secret)",
-              since(pod),
-              Duration.ZERO));
     }
     if ("CrashLoopBackOff".equals(waiting)) {
       Optional<ContainerStateTerminated> last =

@@ -153,5 +153,29 @@ class BootstrapRestoreTest {
     assertThat(trouble.message())
         .contains("restoring spec.bootstrap.fromBackup into copy-0 failed")
         .contains("no backup of orders in s3://dumps/prod/");
+
+    // Retried by the kubelet: while it runs again the restore is still the one that failed, in
+    // the same words (no flap to Provisioning at each retry); once it ends well, nothing is left.
+    Pod retrying = new PodBuilder(pod).build();
+    retrying.getStatus().getInitContainerStatuses().get(0).getState().setWaiting(null);
+    retrying
+        .getStatus()
+        .getInitContainerStatuses()
+        .get(0)
+        .getState()
+        .setRunning(new io.fabric8.kubernetes.api.model.ContainerStateRunning());
+    assertThat(PodTrouble.of(List.of(retrying)).orElseThrow()).isEqualTo(trouble);
+    Pod restored = new PodBuilder(retrying).build();
+    restored.getStatus().getInitContainerStatuses().get(0).getState().setRunning(null);
+    restored
+        .getStatus()
+        .getInitContainerStatuses()
+        .get(0)
+        .getState()
+        .setTerminated(
+            new io.fabric8.kubernetes.api.model.ContainerStateTerminatedBuilder()
+                .withExitCode(0)
+                .build());
+    assertThat(PodTrouble.of(List.of(restored))).isEmpty();
   }
 }
