@@ -244,23 +244,19 @@ final class Commands {
     if (args.flag("verify")) {
       return verify(name, token);
     }
-    annotate(name, BACKUP_NOW, token);
-    out.println(
-        "database.cellar.dev/" + name + " backup requested (" + BACKUP_NOW + "=" + token + ")");
-    if (Boolean.TRUE.equals(db.getSpec().getHibernated())) {
-      out.println("  " + name + " is hibernated: the backup runs once it is woken");
-    }
-    if (!args.flag("wait")) {
-      out.println("  follow it with: kubectl cellar status " + name);
+    Optional<Database> waited =
+        request(
+            name,
+            BACKUP_NOW,
+            token,
+            "backup",
+            Boolean.TRUE.equals(db.getSpec().getHibernated())
+                ? name + " is hibernated: the backup runs once it is woken"
+                : null);
+    if (waited.isEmpty()) {
       return 0;
     }
-    Database done =
-        await(
-            "the backup of " + name,
-            () -> {
-              Database d = database(name);
-              return d != null && !token.equals(annotation(d, BACKUP_NOW)) ? d : null;
-            });
+    Database done = waited.get();
     var last = done.getStatus() == null ? null : done.getStatus().getLastBackup();
     Instant asked = Instant.ofEpochSecond(Long.parseLong(token));
     Instant ended = last == null ? null : StatusView.instant(last.getCompletionTime());
@@ -285,32 +281,51 @@ final class Commands {
    * damaged since it was written); with --wait, BackupReady says how it went.
    */
   private int verify(String name, String token) throws Exception {
-    annotate(name, VERIFY_NOW, token);
-    out.println(
-        "database.cellar.dev/"
-            + name
-            + " verification of the newest dump requested ("
-            + VERIFY_NOW
-            + "="
-            + token
-            + ")");
-    if (!args.flag("wait")) {
-      out.println("  follow it with: kubectl cellar status " + name);
+    Optional<Database> waited =
+        request(name, VERIFY_NOW, token, "verification of the newest dump", null);
+    if (waited.isEmpty()) {
       return 0;
     }
-    Database done =
-        await(
-            "the verification of " + name + "'s newest dump",
-            () -> {
-              Database d = database(name);
-              return d != null && !token.equals(annotation(d, VERIFY_NOW)) ? d : null;
-            });
+    Database done = waited.get();
     String result = condition(done, "BackupReady");
     if (result.startsWith("BackupReady True ")) {
       out.println("  done: " + result);
       return 0;
     }
     throw new Failure("the verification failed: " + result);
+  }
+
+  /**
+   * Asks Cellar for WHAT with ANNOTATION=VALUE on NAME and says so (and NOTE, if any); with --wait,
+   * returns NAME once Cellar has taken the request away, else nothing.
+   */
+  private Optional<Database> request(
+      String name, String annotation, String value, String what, String note) throws Exception {
+    annotate(name, annotation, value);
+    out.println(
+        "database.cellar.dev/"
+            + name
+            + " "
+            + what
+            + " requested ("
+            + annotation
+            + "="
+            + value
+            + ")");
+    if (note != null) {
+      out.println("  " + note);
+    }
+    if (!args.flag("wait")) {
+      out.println("  follow it with: kubectl cellar status " + name);
+      return Optional.empty();
+    }
+    return Optional.of(
+        await(
+            "the " + what + " of " + name,
+            () -> {
+              Database d = database(name);
+              return d != null && !value.equals(annotation(d, annotation)) ? d : null;
+            }));
   }
 
   // --- restore
@@ -393,28 +408,12 @@ final class Commands {
       throw new Failure("a switchover to " + underWay + " is under way already");
     }
     Instant asked = Instant.now().minusSeconds(1);
-    annotate(name, SWITCHOVER_TO, target);
-    out.println(
-        "database.cellar.dev/"
-            + name
-            + " switchover to "
-            + target
-            + " requested ("
-            + SWITCHOVER_TO
-            + "="
-            + target
-            + ")");
-    if (!args.flag("wait")) {
-      out.println("  follow it with: kubectl cellar status " + name);
+    Optional<Database> waited =
+        request(name, SWITCHOVER_TO, target, "switchover to " + target, null);
+    if (waited.isEmpty()) {
       return 0;
     }
-    Database done =
-        await(
-            "the switchover of " + name,
-            () -> {
-              Database d = database(name);
-              return d != null && annotation(d, SWITCHOVER_TO) == null ? d : null;
-            });
+    Database done = waited.get();
     Optional<Event> outcome =
         events(name, List.of()).stream()
             .filter(e -> Set.of("SwitchedOver", "SwitchoverFailed").contains(e.getReason()))

@@ -297,20 +297,7 @@ class PluginIT {
     assertThat(run.code()).as(run.err()).isZero();
     assertThat(run.out())
         .contains("database.cellar.dev/shop backup requested (cellar.dev/backup-now=");
-    await("an on-demand backup Job of shop")
-        .atMost(CONVERGE)
-        .until(
-            () ->
-                !admin
-                    .batch()
-                    .v1()
-                    .jobs()
-                    .inNamespace(operator.getNamespace())
-                    .withLabel(Keys.INSTANCE, "shop")
-                    .withLabel(Keys.BACKUP_TRIGGER_LABEL, Keys.TRIGGER_ON_DEMAND)
-                    .list()
-                    .getItems()
-                    .isEmpty());
+    awaitJob(Keys.TRIGGER_ON_DEMAND);
 
     // --verify: the newest stored dump checked again, by a Job of its own.
     Run verify = cellar("backup", "shop", "--verify");
@@ -319,7 +306,12 @@ class PluginIT {
         .contains(
             "database.cellar.dev/shop verification of the newest dump requested"
                 + " (cellar.dev/verify-now=");
-    await("a verification Job of shop")
+    awaitJob(Keys.TRIGGER_VERIFY);
+  }
+
+  /** Waits for a Job of shop's with the given backup trigger, which the operator made. */
+  void awaitJob(String trigger) {
+    await("a " + trigger + " Job of shop")
         .atMost(CONVERGE)
         .until(
             () ->
@@ -329,7 +321,7 @@ class PluginIT {
                     .jobs()
                     .inNamespace(operator.getNamespace())
                     .withLabel(Keys.INSTANCE, "shop")
-                    .withLabel(Keys.BACKUP_TRIGGER_LABEL, Keys.TRIGGER_VERIFY)
+                    .withLabel(Keys.BACKUP_TRIGGER_LABEL, trigger)
                     .list()
                     .getItems()
                     .isEmpty());

@@ -112,15 +112,7 @@ class ObjectStoreRealNodeIT {
     awaitFailed(ns, "nodump", "ledger-20000101T000000Z.sql.gz");
 
     // Keys the bucket refuses: Failed, naming the cause; fixing the Secret is enough.
-    ok(
-        "create",
-        "secret",
-        "generic",
-        "-n",
-        ns,
-        "wrong-keys",
-        "--from-literal=AWS_ACCESS_KEY_ID=" + s3Env.get("AWS_ACCESS_KEY_ID"),
-        "--from-literal=AWS_SECRET_ACCESS_KEY=not-the-key");
+    keys(ns, "wrong-keys", "not-the-key");
     // From the dump before the newest, which the scenario damaged.
     apply(
         ns,
@@ -129,7 +121,7 @@ class ObjectStoreRealNodeIT {
     awaitFailed(ns, "badkeys", "refused the credentials");
     long start = System.nanoTime();
     ok("delete", "secret", "-n", ns, "wrong-keys");
-    keys(ns, "wrong-keys");
+    keys(ns, "wrong-keys", s3Env.get("AWS_SECRET_ACCESS_KEY"));
     waitReady(ns, "badkeys");
     timings.add(
         "postgresql: Failed restore Ready " + seconds(start) + " s after its keys were fixed");
@@ -146,7 +138,7 @@ class ObjectStoreRealNodeIT {
   /** The common part: Database ledger, its dumps in the bucket, the newest one damaged. */
   Scenario scenario(Engine engine) {
     String ns = newNamespace(engine.name() + "-s3");
-    keys(ns, "s3-keys");
+    keys(ns, "s3-keys", s3Env.get("AWS_SECRET_ACCESS_KEY"));
     String prefix = prefix(ns);
     long start = System.nanoTime();
     apply(
@@ -287,7 +279,8 @@ class ObjectStoreRealNodeIT {
         "");
   }
 
-  static void keys(String ns, String name) {
+  /** Secret NAME with the S3 server's key id and SECRET as its secret key. */
+  static void keys(String ns, String name, String secret) {
     ok(
         "create",
         "secret",
@@ -296,7 +289,7 @@ class ObjectStoreRealNodeIT {
         ns,
         name,
         "--from-literal=AWS_ACCESS_KEY_ID=" + s3Env.get("AWS_ACCESS_KEY_ID"),
-        "--from-literal=AWS_SECRET_ACCESS_KEY=" + s3Env.get("AWS_SECRET_ACCESS_KEY"));
+        "--from-literal=AWS_SECRET_ACCESS_KEY=" + secret);
   }
 
   static void awaitFailed(String ns, String name, String words) {
