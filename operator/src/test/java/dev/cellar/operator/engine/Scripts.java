@@ -37,8 +37,15 @@ final class Scripts {
     }
   }
 
+  /**
+   * A Database for the scripts run outside pods, with TLS off: on, the servers' settings name the
+   * certificate mounted at /etc/cellar-tls, which a server on this machine has not. TLS itself is
+   * proven in pods: TlsIT (the objects) and RealNodeIT (real servers and replication over it).
+   */
   static Database db(Engine engine, String version) {
-    return new Database("ns", "orders", new DatabaseSpec(engine, version, "10Gi"));
+    DatabaseSpec spec = new DatabaseSpec(engine, version, "10Gi");
+    spec.getTls().setMode(dev.cellar.api.v1.TlsMode.DISABLED);
+    return new Database("ns", "orders", spec);
   }
 
   /**
