@@ -35,7 +35,13 @@ class EngineTlsTest {
             "ssl_key_file=/etc/cellar-tls/tls.key",
             "ssl_ca_file=/etc/cellar-tls/ca.crt");
     // The default (no spec.tls written) is on too.
-    assertThat(p.args(Scripts.db(Engine.POSTGRESQL, "16"))).contains("ssl=on");
+    assertThat(
+            p.args(
+                new Database(
+                    "ns",
+                    "orders",
+                    new dev.cellar.api.v1.DatabaseSpec(Engine.POSTGRESQL, "16", "1Gi"))))
+        .contains("ssl=on");
     assertThat(p.args(db(Engine.POSTGRESQL, "16", TlsMode.DISABLED)))
         .noneMatch(a -> a.startsWith("ssl"));
     assertThat(
