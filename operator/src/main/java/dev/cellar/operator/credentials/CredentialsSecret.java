@@ -36,7 +36,14 @@ public final class CredentialsSecret {
   }
 
   private static Optional<Secret> lookUp(Topology topology, Context<Database> context) {
-    String name = topology.credentialsSecret();
+    return named(topology, topology.credentialsSecret(), context);
+  }
+
+  /**
+   * The Secret {@code name} in the Database's namespace, if it exists: from the informer cache,
+   * else from the API server (a Secret the user brings is not in the cache).
+   */
+  public static Optional<Secret> named(Topology topology, String name, Context<Database> context) {
     return context.getSecondaryResources(Secret.class).stream()
         .filter(s -> s.getMetadata().getName().equals(name))
         .findFirst()

@@ -48,40 +48,6 @@ public record Observed(
     Optional<Failure> credentialsFailure,
     TlsState tls) {
 
-  /** Without a TLS observation (TLS off, or not looked at). */
-  public Observed(
-      Optional<StatefulSet> statefulSet,
-      List<Pod> pods,
-      Optional<CronJob> backupCronJob,
-      Optional<Job> lastBackupJob,
-      List<Job> backupJobs,
-      VersionDecision versionDecision,
-      StorageResize.Outcome storage,
-      Optional<Failure> error,
-      Optional<String> credentials,
-      Optional<String> podCreation,
-      Optional<String> volumes,
-      Optional<Failure> failover,
-      Optional<CredentialsStatus> credentialsApplied,
-      Optional<Failure> credentialsFailure) {
-    this(
-        statefulSet,
-        pods,
-        backupCronJob,
-        lastBackupJob,
-        backupJobs,
-        versionDecision,
-        storage,
-        error,
-        credentials,
-        podCreation,
-        volumes,
-        failover,
-        credentialsApplied,
-        credentialsFailure,
-        TlsState.NONE);
-  }
-
   /** A failure to report in Degraded: its reason and one line that says what to do. */
   public record Failure(Reason reason, String message) {}
 

@@ -15,18 +15,7 @@ public final class TlsSecrets {
 
   /** The Secret {@code name} in the Database's namespace, if it exists. */
   public static Optional<Secret> read(Topology topology, String name, Context<Database> context) {
-    return context.getSecondaryResources(Secret.class).stream()
-        .filter(s -> s.getMetadata().getName().equals(name))
-        .findFirst()
-        .or(
-            () ->
-                Optional.ofNullable(
-                    context
-                        .getClient()
-                        .secrets()
-                        .inNamespace(topology.namespace())
-                        .withName(name)
-                        .get()));
+    return CredentialsSecret.named(topology, name, context);
   }
 
   /** The Database's CA, from its CA Secret; empty when that Secret does not exist (yet). */

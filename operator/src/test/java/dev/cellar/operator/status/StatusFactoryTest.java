@@ -102,7 +102,8 @@ class StatusFactoryTest {
         Optional.empty(),
         Optional.empty(),
         Optional.empty(),
-        Optional.empty());
+        Optional.empty(),
+        dev.cellar.operator.tls.TlsState.NONE);
   }
 
   static Condition condition(DatabaseStatus status, Type type) {
