@@ -1291,7 +1291,10 @@ class RealNodeIT {
                 env("DB_PASSWORD", secret, "password"),
                 env("DB_NAME", secret, "database"),
                 env("DB_ROOT_PASSWORD", secret, "root-password"),
-                env("DB_CA", secret, "ca.crt")));
+                env("DB_CA", secret, "ca.crt"),
+                // The application user's client certificate (spec.tls.clientCertificates).
+                env("DB_CLIENT_CERT", credentialsOf + "-client-tls", "tls.crt"),
+                env("DB_CLIENT_KEY", credentialsOf + "-client-tls", "tls.key")));
     if (withBackups) {
       yaml.addAll(
           List.of(

@@ -35,18 +35,21 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
- * A server certificate renewed on real servers (issue #19): the operator runs with a 3-minute
- * validity, so it renews each Database's certificate two minutes after issuing it. For PostgreSQL
- * and MariaDB with 2 replicas, every pod's server (asked with {@code openssl s_client}, as a client
- * sees it) first serves the certificate of the {@code <name>-tls} Secret, then a new one, without a
- * pod replaced or restarted; afterwards a client verifying the CA of the credentials Secret still
- * connects through {@code <name>} and {@code <name>-ro}, and a row written after the renewal
- * reaches the replica (replication goes on).
+ * TLS on real servers (issue #19), beyond what {@link RealNodeIT}'s scenario shows: a renewal, and
+ * client certificates.
+ *
+ * <p>A server certificate renewed: the operator runs with a 3-minute validity, so it renews each
+ * Database's certificate two minutes after issuing it. For PostgreSQL and MariaDB with 2 replicas,
+ * every pod's server (asked with {@code openssl s_client}, as a client sees it) first serves the
+ * certificate of the {@code <name>-tls} Secret, then a new one, without a pod replaced or
+ * restarted; afterwards a client verifying the CA of the credentials Secret still connects through
+ * {@code <name>} and {@code <name>-ro}, and a row written after the renewal reaches the replica
+ * (replication goes on).
  *
  * <p>Shares {@link RealNodeIT}'s lifecycle; the local cluster only (the validity is a setting of
  * the operator process).
  */
-class TlsRenewalRealNodeIT {
+class TlsRealNodeIT {
   static final List<String> PODS = List.of("orders-0", "orders-1");
 
   /** Short enough to renew within the test, long enough for the Databases to become Ready. */
@@ -56,7 +59,7 @@ class TlsRenewalRealNodeIT {
 
   @BeforeAll
   static void up() {
-    RealNodeIT.realNode("tls-renewal-real-node", Map.of("CELLAR_TLS_CERT_VALIDITY", VALIDITY));
+    RealNodeIT.realNode("tls-real-node", Map.of("CELLAR_TLS_CERT_VALIDITY", VALIDITY));
   }
 
   @AfterAll
@@ -123,6 +126,71 @@ class TlsRenewalRealNodeIT {
       assertThat(phase(s.ns(), "orders")).isEqualTo("Ready");
     }
     timings.add("TLS renewal: checked after in " + seconds(start) + " s");
+  }
+
+  /**
+   * spec.tls.clientCertificates, PostgreSQL and MariaDB with 2 replicas: through {@code <name>} and
+   * {@code <name>-ro}, the application user with its password and TLS but no certificate is
+   * refused, and with the certificate of {@code <name>-client-tls} gets in. PostgreSQL's backup
+   * Job, which connects as that user, writes its dump with the certificate.
+   */
+  @Test
+  void clientCertificatesAreRequiredOfTheApplicationUser() {
+    long start = System.nanoTime();
+    Map<String, Engine> namespaces = new LinkedHashMap<>();
+    for (Engine engine : List.of(RealNodeIT.postgresql(), RealNodeIT.mariadb())) {
+      String ns = newNamespace(engine.name() + "-client-cert");
+      boolean pg = engine.name().equals("postgresql");
+      apply(ns, database("orders", engine, 2, pg) + "  tls:\n    clientCertificates: true\n");
+      namespaces.put(ns, engine);
+    }
+    namespaces.forEach((ns, engine) -> waitReady(ns, "orders"));
+    timings.add("client certificates: both Databases Ready in " + seconds(start) + " s");
+    namespaces.forEach(
+        (ns, engine) -> {
+          boolean pg = engine.name().equals("postgresql");
+          String connect =
+              pg
+                  ? "c() { psql \"host=$1."
+                      + ns
+                      + ".svc.cluster.local dbname=$DB_NAME user=$DB_USER sslmode=verify-full"
+                      + " sslrootcert=/tmp/ca.crt connect_timeout=10 ${2:+sslcert=/tmp/c.crt"
+                      + " sslkey=/tmp/c.key}\" -tAc \"SELECT 'cert-ok'\"; }; export"
+                      + " PGPASSWORD=$DB_PASSWORD; "
+                  : "c() { MYSQL_PWD=$DB_PASSWORD mariadb -h $1."
+                      + ns
+                      + ".svc.cluster.local -u \"$DB_USER\" --ssl --ssl-ca=/tmp/ca.crt"
+                      + " --ssl-verify-server-cert --connect-timeout=10 ${2:+--ssl-cert=/tmp/c.crt"
+                      + " --ssl-key=/tmp/c.key} -N -B -e \"SELECT 'cert-ok'\"; }; ";
+          String script =
+              "printf '%s\\n' \"$DB_CA\" >/tmp/ca.crt; printf '%s\\n' \"$DB_CLIENT_CERT\""
+                  + " >/tmp/c.crt; printf '%s\\n' \"$DB_CLIENT_KEY\" >/tmp/c.key; chmod 600"
+                  + " /tmp/c.key; "
+                  + connect
+                  + "for h in orders orders-ro; do if c $h 2>/tmp/err; then echo $h-nocert-accepted;"
+                  + " else echo $h-nocert-refused; fi; c $h with-cert | sed \"s/^/$h-/\"; done";
+          String out = client(ns, engine, "orders", "client-cert", script, false);
+          assertThat(out.lines())
+              .as(engine.name() + ": no certificate refused, the certificate accepted")
+              .contains(
+                  "orders-nocert-refused",
+                  "orders-cert-ok",
+                  "orders-ro-nocert-refused",
+                  "orders-ro-cert-ok")
+              .noneMatch(l -> l.endsWith("nocert-accepted"));
+          if (pg) {
+            long backup = System.nanoTime();
+            ok("create", "job", "-n", ns, "--from=cronjob/orders-backup", "backup-now");
+            ok("wait", "-n", ns, "--for=condition=Complete", "job/backup-now", "--timeout=180s");
+            assertThat(ok("logs", "-n", ns, "job/backup-now").stdout())
+                .contains("backup written: pvc://orders-backups/orders-");
+            timings.add(
+                "client certificates: postgresql backup Job with the certificate in "
+                    + seconds(backup)
+                    + " s");
+          }
+        });
+    timings.add("client certificates: checked in " + seconds(start) + " s");
   }
 
   /**
