@@ -79,7 +79,7 @@ if [ "$role" = primary ]; then
   fi
   if cellar_has_replication_account || [ "${CELLAR_TLS_CLIENT_CERTIFICATES:-}" = required ]; then
     # With client certificates required too (only then, so other primaries keep their marker).
-    fingerprint=$(cellar_fingerprint primary "$CELLAR_REPLICATION_USER" "$CELLAR_REPLICATION_PASSWORD" \
+    fingerprint=$(cellar_fingerprint primary "${CELLAR_REPLICATION_USER:-}" "${CELLAR_REPLICATION_PASSWORD:-}" \
       ${CELLAR_TLS_CLIENT_CERTIFICATES:+"$CELLAR_TLS_CLIENT_CERTIFICATES"})
     if ! cellar_marker_matches "$data/cellar-primary.done" "$fingerprint"; then
       run_without_network primary-setup.sh
