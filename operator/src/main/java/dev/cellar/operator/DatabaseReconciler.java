@@ -11,6 +11,7 @@ import dev.cellar.operator.dependent.BackupPvcDependent;
 import dev.cellar.operator.dependent.ConfigMapDependent;
 import dev.cellar.operator.dependent.CredentialsSecretDependent;
 import dev.cellar.operator.dependent.HeadlessServiceDependent;
+import dev.cellar.operator.dependent.MonitoringSecretDependent;
 import dev.cellar.operator.dependent.NetworkPolicyDependent;
 import dev.cellar.operator.dependent.PodDisruptionBudgetDependent;
 import dev.cellar.operator.dependent.Preconditions;
@@ -78,6 +79,10 @@ import org.slf4j.LoggerFactory;
           useEventSourceWithName = "credentials",
           dependsOn = {"ca"},
           reconcilePrecondition = Preconditions.IssuesCertificate.class),
+      @Dependent(
+          name = "monitoring",
+          type = MonitoringSecretDependent.class,
+          useEventSourceWithName = "credentials"),
       @Dependent(name = "config", type = ConfigMapDependent.class),
       @Dependent(name = "headless", type = HeadlessServiceDependent.class),
       @Dependent(
@@ -92,7 +97,7 @@ import org.slf4j.LoggerFactory;
       @Dependent(
           name = "statefulset",
           type = StatefulSetDependent.class,
-          dependsOn = {"credentials", "config", "headless"},
+          dependsOn = {"credentials", "monitoring", "config", "headless"},
           reconcilePrecondition = Preconditions.VersionRunnable.class),
       @Dependent(
           name = "pdb",
