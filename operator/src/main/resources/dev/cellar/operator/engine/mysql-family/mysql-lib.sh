@@ -92,8 +92,8 @@ EOF
 }
 
 # The metrics exporter's account, created unlogged like the replication account (replicas get it
-# with the primary's data), with the least the exporter reads: processes, replication status and
-# performance_schema.
+# with the primary's data), with the least the exporter reads: processes, replication status
+# (cellar_monitoring_privileges, which differ by engine) and performance_schema.
 cellar_sql_monitoring_account() {
   local user password
   user=$(cellar_mysql_quote "$1")
@@ -102,7 +102,7 @@ cellar_sql_monitoring_account() {
 SET SESSION sql_log_bin = 0;
 CREATE USER IF NOT EXISTS ${user}@'%' IDENTIFIED BY ${password};
 ALTER USER ${user}@'%' IDENTIFIED BY ${password};
-GRANT PROCESS, REPLICATION CLIENT ON *.* TO ${user}@'%';
+GRANT $(cellar_monitoring_privileges) ON *.* TO ${user}@'%';
 GRANT SELECT ON performance_schema.* TO ${user}@'%';
 EOF
 }
