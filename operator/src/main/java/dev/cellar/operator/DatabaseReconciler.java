@@ -14,6 +14,7 @@ import dev.cellar.operator.dependent.HeadlessServiceDependent;
 import dev.cellar.operator.dependent.MonitoringSecretDependent;
 import dev.cellar.operator.dependent.NetworkPolicyDependent;
 import dev.cellar.operator.dependent.PodDisruptionBudgetDependent;
+import dev.cellar.operator.dependent.PodMonitorDependent;
 import dev.cellar.operator.dependent.Preconditions;
 import dev.cellar.operator.dependent.PrimaryServiceDependent;
 import dev.cellar.operator.dependent.ReadOnlyServiceDependent;
@@ -107,6 +108,11 @@ import org.slf4j.LoggerFactory;
           name = "networkpolicy",
           type = NetworkPolicyDependent.class,
           reconcilePrecondition = Preconditions.NetworkPolicyEnabled.class),
+      @Dependent(
+          name = "podmonitor",
+          type = PodMonitorDependent.class,
+          activationCondition = PodMonitorDependent.PrometheusOperatorPresent.class,
+          reconcilePrecondition = Preconditions.MonitoringEnabled.class),
       @Dependent(
           name = "backups-pvc",
           type = BackupPvcDependent.class,

@@ -76,6 +76,11 @@ public record Topology(Database db) {
     return name() + "-monitoring";
   }
 
+  /** The PodMonitor that has the Prometheus Operator scrape the exporters. */
+  public String podMonitor() {
+    return name();
+  }
+
   /** Whether the pods run the metrics exporter (spec.monitoring.enabled is not false). */
   public boolean monitoringOn() {
     return Optional.ofNullable(db.getSpec().getMonitoring()).map(m -> m.on()).orElse(true);

@@ -8,6 +8,7 @@ import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.MonitoringSpec;
 import dev.cellar.api.v1.Phase;
+import dev.cellar.operator.dependent.PodMonitor;
 import dev.cellar.testkit.LocalCluster;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
@@ -16,24 +17,29 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.javaoperatorsdk.operator.junit.LocallyRunOperatorExtension;
+import io.javaoperatorsdk.operator.processing.dependent.workflow.CRDPresentActivationCondition;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * spec.monitoring on kwok, where no server runs: the exporter sidecar of each engine, its account's
  * Secret (whose password appears nowhere else), the metrics port on the pods, the headless Service
- * and the NetworkPolicy, and all of it gone but the Secret when monitoring is turned off. That the
- * exporters really scrape their servers is shown on the real node.
+ * and the NetworkPolicy, and all of it gone but the Secret when monitoring is turned off; a
+ * PodMonitor where the Prometheus Operator's CRD is installed (this class installs a reduced one
+ * and removes it after).
  */
 class MonitoringIT extends ReconcilerTestBase {
   static final KubernetesClient client = LocalCluster.get().newClient();
@@ -162,6 +168,94 @@ class MonitoringIT extends ReconcilerTestBase {
             });
     assertThat(child(Secret.class, name + "-monitoring").getMetadata().getResourceVersion())
         .isEqualTo(secretVersion);
+  }
+
+  /** The Prometheus Operator's PodMonitor CRD, reduced to what the API server needs to store. */
+  static final String POD_MONITOR_CRD =
+      """
+      apiVersion: apiextensions.k8s.io/v1
+      kind: CustomResourceDefinition
+      metadata:
+        name: podmonitors.monitoring.coreos.com
+      spec:
+        group: monitoring.coreos.com
+        scope: Namespaced
+        names: {plural: podmonitors, singular: podmonitor, kind: PodMonitor, listKind: PodMonitorList}
+        versions:
+          - name: v1
+            served: true
+            storage: true
+            schema:
+              openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+      """;
+
+  @AfterAll
+  static void removePodMonitorCrd() {
+    client.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).delete();
+    CRDPresentActivationCondition.clearState();
+  }
+
+  static final String CRD_NAME = "podmonitors.monitoring.coreos.com";
+
+  @Test
+  void withThePrometheusOperatorsCrdEachMonitoredDatabaseHasAPodMonitor() {
+    client
+        .apiextensions()
+        .v1()
+        .customResourceDefinitions()
+        .resource(Serialization.unmarshal(POD_MONITOR_CRD, CustomResourceDefinition.class))
+        .serverSideApply();
+    await("PodMonitor CRD established")
+        .atMost(CONVERGE)
+        .until(
+            () ->
+                client
+                    .apiextensions()
+                    .v1()
+                    .customResourceDefinitions()
+                    .withName(CRD_NAME)
+                    .get()
+                    .getStatus()
+                    .getConditions()
+                    .stream()
+                    .anyMatch(
+                        c -> "Established".equals(c.getType()) && "True".equals(c.getStatus())));
+    // Forget what earlier reconciles (other classes in this JVM) found about the CRD.
+    CRDPresentActivationCondition.clearState();
+
+    String name = "scraped";
+    operator.create(new Database(null, name, spec(Engine.POSTGRESQL, "16", 1)));
+    awaitPhase(name, Phase.Ready);
+    await("PodMonitor")
+        .atMost(CONVERGE)
+        .untilAsserted(() -> assertThat(child(PodMonitor.class, name)).isNotNull());
+    PodMonitor monitor = child(PodMonitor.class, name);
+    assertThat(monitor.getSpec().getSelector().getMatchLabels())
+        .containsEntry("app.kubernetes.io/instance", name)
+        .containsEntry("app.kubernetes.io/component", "database");
+    assertThat(monitor.getSpec().getPodMetricsEndpoints())
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.getPort()).isEqualTo("metrics");
+              assertThat(e.getPath()).isEqualTo("/metrics");
+            });
+    assertThat(monitor.getMetadata().getOwnerReferences()).singleElement();
+
+    // Converged: a reconcile for another reason (a backup setting) leaves the PodMonitor as it is.
+    String written = monitor.getMetadata().getResourceVersion();
+    edit(name, s -> s.setBackupEnabled(true));
+    awaitPhase(name, Phase.Ready);
+    await("CronJob created")
+        .atMost(CONVERGE)
+        .until(() -> child(CronJob.class, name + "-backup") != null);
+    assertThat(child(PodMonitor.class, name).getMetadata().getResourceVersion())
+        .as("no write to a converged PodMonitor")
+        .isEqualTo(written);
+
+    // Monitoring off: the PodMonitor goes.
+    edit(name, s -> s.setMonitoring(new MonitoringSpec(false, null)));
+    await("PodMonitor removed").atMost(CONVERGE).until(() -> child(PodMonitor.class, name) == null);
   }
 
   static int metricsPort(Pod pod) {
