@@ -24,8 +24,8 @@ public class MonitoringSpec {
           + " mysqld_exporter) on the port named metrics (9187 PostgreSQL, 9104 MariaDB/MySQL),"
           + " also on the headless Service, plus a PodMonitor where the Prometheus Operator is"
           + " installed. Default true. The exporter's account (pg_monitor; PROCESS, REPLICATION"
-          + " CLIENT and SELECT on performance_schema) and its Secret <name>-monitoring exist"
-          + " either way.")
+          + " CLIENT, SELECT on performance_schema; MariaDB also SLAVE MONITOR) and its Secret"
+          + " <name>-monitoring exist either way.")
   @Default("true")
   private Boolean enabled = true;
 
