@@ -44,8 +44,9 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * module (e2e/cluster/build.sh prometheus), runs on this machine and scrapes the operator's
  * /metrics; a PostgreSQL and a MariaDB Database with replicas 2 on the real node each take a
  * backup, and queries for the last backup's age and the certificate's expiry return a value for
- * each. The exporters are not part of it: their Go modules are not served by the module proxy this
- * project reaches, so the real node has no exporter image (its Databases run with monitoring off).
+ * each. The exporter's own account logs in on each Database's replica. The exporters are not part
+ * of it: their Go modules are not served by the module proxy this project reaches, so the real node
+ * has no exporter image (its Databases run with monitoring off).
  *
  * <p>Only on the local cluster with {@code CELLAR_REAL_NODE=true}, like {@link RealNodeIT}, whose
  * lifecycle it shares.
@@ -151,6 +152,36 @@ class MetricsRealNodeIT {
       waitReady(ns, "orders");
     }
     timings.add("two Databases of 2 Ready in " + seconds(start) + " s");
+
+    // The exporter's account exists on the replica too (replicated, or seeded with the primary's
+    // accounts) and logs in over TCP with the monitoring Secret's password, though monitoring is
+    // off here.
+    for (int i = 0; i < engines.size(); i++) {
+      String login =
+          engines.get(i).name().equals("postgresql")
+              ? "PGPASSWORD=\"$CELLAR_MONITORING_PASSWORD\" psql -h 127.0.0.1 -p 5432"
+                  + " -U \"$CELLAR_MONITORING_USER\" -d postgres -tAc"
+                  + " \"SELECT current_user || ' ' || pg_has_role(current_user, 'pg_monitor',"
+                  + " 'member')\""
+              : "MYSQL_PWD=\"$CELLAR_MONITORING_PASSWORD\" mariadb -h 127.0.0.1 -P 3306"
+                  + " --protocol=tcp -u \"$CELLAR_MONITORING_USER\" -N -e 'SELECT CURRENT_USER()'";
+      assertThat(
+              ok(
+                      "exec",
+                      "-n",
+                      namespaces.get(i),
+                      "orders-1",
+                      "-c",
+                      "database",
+                      "--",
+                      "bash",
+                      "-c",
+                      login)
+                  .stdout()
+                  .strip())
+          .as(engines.get(i).name() + ": the monitoring account on the replica")
+          .isIn("cellar_monitor true", "cellar_monitor@%");
+    }
 
     start = System.nanoTime();
     for (String ns : namespaces) {
