@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Builds the local cluster's binaries from Go modules, once per version: each lands in
 # $CELLAR_CACHE/bin/<component>-<version>-<recipe hash>/ and is never rebuilt while there.
-# Usage: build.sh [core|node|kind|tools|all]
+# Usage: build.sh [core|node|kind|tools|prometheus|all]
 #   core: control plane, kubectl, etcd, kwok; linked in $CELLAR_CACHE/bin/current (printed)
 #   node: the real node's kubelet, kube-proxy and CoreDNS; linked in $CELLAR_CACHE/bin/node
 #         (printed), so that building them does not change what the kwok cluster is made of
 #   kind: what the kind node image and its component images are made of (e2e/kind): kubeadm,
 #         kubelet, kubectl, the control plane, kube-proxy, etcd, CoreDNS with kubeadm's plugins and
 #         local-path-provisioner; linked in $CELLAR_CACHE/bin/kind (printed)
+#   prometheus: Prometheus (no web UI assets), for the metrics test on the real node; linked in
+#               $CELLAR_CACHE/bin/prometheus (printed)
 #   tools: helm, for the Helm chart's tests, and kube-score, the manifest linter of the build
 #          (ManifestLintTest); linked in $CELLAR_CACHE/bin/tools (printed)
 set -euo pipefail
@@ -110,4 +112,8 @@ if [ "$what" = tools ]; then
   kube_score_version=$(pinned kube-score github.com/zegl/kube-score)
   link_into tools "$(build kube-score "$kube_score_version" "-X main.version=$kube_score_version" github.com/zegl/kube-score/cmd/kube-score)" kube-score
 fi
-case $what in node) echo "$cache/bin/node" ;; kind) echo "$cache/bin/kind" ;; tools) echo "$cache/bin/tools" ;; *) echo "$cache/bin/current" ;; esac
+if [ "$what" = prometheus ]; then
+  prometheus_version=$(pinned prometheus github.com/prometheus/prometheus)
+  link_into prometheus "$(build prometheus "$prometheus_version" "-X github.com/prometheus/common/version.Version=$prometheus_version" github.com/prometheus/prometheus/cmd/prometheus)" prometheus
+fi
+case $what in node) echo "$cache/bin/node" ;; kind) echo "$cache/bin/kind" ;; tools) echo "$cache/bin/tools" ;; prometheus) echo "$cache/bin/prometheus" ;; *) echo "$cache/bin/current" ;; esac

@@ -137,6 +137,18 @@ class DatabaseCrdIT {
         .isEqualTo(Map.of("enabled", true, "allowSameNamespace", true));
     // TLS is on by default.
     assertThat(spec.get("tls")).isEqualTo(Map.of("mode", "enabled"));
+    // So are the metrics exporters.
+    assertThat(spec.get("monitoring")).isEqualTo(Map.of("enabled", true));
+  }
+
+  @Test
+  void monitoringIsCheckedNamingTheField() {
+    assertThat(
+            spec(create(MINIMAL + "monitoring: {enabled: false, image: mirror.local/pg-exp:1}"))
+                .get("monitoring"))
+        .isEqualTo(Map.of("enabled", false, "image", "mirror.local/pg-exp:1"));
+    assertRejected(MINIMAL + "monitoring: {enabled: sometimes}", "spec.monitoring.enabled");
+    assertRejected(MINIMAL + "monitoring: {image: Not An Image}", "spec.monitoring.image");
   }
 
   @Test

@@ -11,8 +11,10 @@ import dev.cellar.operator.dependent.BackupPvcDependent;
 import dev.cellar.operator.dependent.ConfigMapDependent;
 import dev.cellar.operator.dependent.CredentialsSecretDependent;
 import dev.cellar.operator.dependent.HeadlessServiceDependent;
+import dev.cellar.operator.dependent.MonitoringSecretDependent;
 import dev.cellar.operator.dependent.NetworkPolicyDependent;
 import dev.cellar.operator.dependent.PodDisruptionBudgetDependent;
+import dev.cellar.operator.dependent.PodMonitorDependent;
 import dev.cellar.operator.dependent.Preconditions;
 import dev.cellar.operator.dependent.PrimaryServiceDependent;
 import dev.cellar.operator.dependent.ReadOnlyServiceDependent;
@@ -85,6 +87,10 @@ import org.slf4j.LoggerFactory;
           useEventSourceWithName = "credentials",
           dependsOn = {"ca"},
           reconcilePrecondition = Preconditions.IssuesClientCertificate.class),
+      @Dependent(
+          name = "monitoring",
+          type = MonitoringSecretDependent.class,
+          useEventSourceWithName = "credentials"),
       @Dependent(name = "config", type = ConfigMapDependent.class),
       @Dependent(name = "headless", type = HeadlessServiceDependent.class),
       @Dependent(
@@ -99,7 +105,7 @@ import org.slf4j.LoggerFactory;
       @Dependent(
           name = "statefulset",
           type = StatefulSetDependent.class,
-          dependsOn = {"credentials", "config", "headless"},
+          dependsOn = {"credentials", "monitoring", "config", "headless"},
           reconcilePrecondition = Preconditions.VersionRunnable.class),
       @Dependent(
           name = "pdb",
@@ -109,6 +115,11 @@ import org.slf4j.LoggerFactory;
           name = "networkpolicy",
           type = NetworkPolicyDependent.class,
           reconcilePrecondition = Preconditions.NetworkPolicyEnabled.class),
+      @Dependent(
+          name = "podmonitor",
+          type = PodMonitorDependent.class,
+          activationCondition = PodMonitorDependent.PrometheusOperatorPresent.class,
+          reconcilePrecondition = Preconditions.MonitoringEnabled.class),
       @Dependent(
           name = "backups-pvc",
           type = BackupPvcDependent.class,

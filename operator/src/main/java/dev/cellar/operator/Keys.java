@@ -106,6 +106,23 @@ public final class Keys {
   }
 
   /**
+   * Keys of the monitoring Secret {@code <name>-monitoring}: the exporter's own account, which the
+   * primary creates with the least privileges the exporter needs.
+   */
+  public static final class Monitoring {
+    public static final String USER = "monitoring-user";
+    public static final String PASSWORD = "monitoring-password";
+
+    /** The exporter's port name, on the pods and on the headless Service. */
+    public static final String PORT_NAME = "metrics";
+
+    /** The exporter sidecar's container name. */
+    public static final String CONTAINER = "exporter";
+
+    private Monitoring() {}
+  }
+
+  /**
    * Keys of the TLS Secrets: the CA Secret holds {@link #CA_CERTIFICATE} and {@link #CA_KEY}; the
    * server certificate Secret (type kubernetes.io/tls) {@link #CERTIFICATE}, {@link #KEY} and
    * {@link #CA_CERTIFICATE}, as cert-manager writes them.

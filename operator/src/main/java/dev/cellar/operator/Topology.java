@@ -69,6 +69,24 @@ public record Topology(Database db) {
   }
 
   /**
+   * The exporter's account (monitoring-user, monitoring-password): created once with a random
+   * password, like the credentials, and kept or deleted with them.
+   */
+  public String monitoringSecret() {
+    return name() + "-monitoring";
+  }
+
+  /** The PodMonitor that has the Prometheus Operator scrape the exporters. */
+  public String podMonitor() {
+    return name();
+  }
+
+  /** Whether the pods run the metrics exporter (spec.monitoring.enabled is not false). */
+  public boolean monitoringOn() {
+    return Optional.ofNullable(db.getSpec().getMonitoring()).map(m -> m.on()).orElse(true);
+  }
+
+  /**
    * The Database's own CA (ca.crt, ca.key), which signs its server certificate. One CA per
    * Database, not per namespace: a client that trusts it trusts this Database's servers only, a
    * Database deleted with its CA takes no other Database's trust along, and the Secret follows the

@@ -164,7 +164,8 @@ class DatabaseReconcilerIT extends ReconcilerTestBase {
         .filteredOn(e -> e.getValueFrom() != null && e.getValueFrom().getSecretKeyRef() != null)
         .extracting(e -> e.getValueFrom().getSecretKeyRef().getName())
         .isNotEmpty()
-        .containsOnly(name + "-credentials");
+        // The credentials, and the exporter's account for primary-setup.sh to create.
+        .containsOnly(name + "-credentials", name + "-monitoring");
     assertThat(container.getEnv())
         .extracting(EnvVar::getValue)
         .doesNotContain(secretValue(secret, "password"));

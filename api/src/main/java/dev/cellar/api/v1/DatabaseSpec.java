@@ -247,6 +247,12 @@ public class DatabaseSpec {
   private TlsSpec tls = new TlsSpec();
 
   @JsonPropertyDescription(
+      "Database metrics: enabled (default true) runs the engine's exporter as a sidecar on the"
+          + " port named metrics, with its own least-privileged account (Secret <name>-monitoring).")
+  @Default("{}")
+  private MonitoringSpec monitoring = new MonitoringSpec();
+
+  @JsonPropertyDescription(
       "Container image, for mirrors and air-gapped registries. Default: the engine's official image"
           + " at version (postgres:<version>, mysql:<version>, mariadb:<version>). A reference"
           + " [registry[:port]/]path[:tag][@digest], path in lower case.")

@@ -108,11 +108,12 @@ class OperatorCrashIT {
     assertThat(names(client.services().inNamespace(ns).list().getItems()))
         .hasSize(2 * COUNT)
         .doesNotHaveDuplicates();
-    // Each Database's credentials, its CA and its server certificate, once.
+    // Each Database's credentials, its CA, its server certificate and its exporter's account, once.
     assertThat(names(secrets()))
         .containsExactlyInAnyOrderElementsOf(
             names.stream()
-                .flatMap(n -> Stream.of(n + "-credentials", n + "-ca", n + "-tls"))
+                .flatMap(
+                    n -> Stream.of(n + "-credentials", n + "-ca", n + "-tls", n + "-monitoring"))
                 .toList());
     Map<String, String> after = secretVersions();
     secretsAtCrash.forEach(

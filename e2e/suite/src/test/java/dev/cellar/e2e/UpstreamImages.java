@@ -64,7 +64,11 @@ final class UpstreamImages {
                     "$1version: \""
                         + version
                         + "\""
-                        + (image == null ? "" : "\n$1image: " + image));
+                        // The nodes hold the engine's image but no exporter image, which a
+                        // node without a registry cannot pull: no exporter there.
+                        + (image == null
+                            ? ""
+                            : "\n$1image: " + image + "\n$1monitoring: {enabled: false}"));
         Path file = Files.createTempFile("example-", ".yaml");
         Files.writeString(file, changed);
         file.toFile().deleteOnExit();

@@ -55,6 +55,8 @@ public final class DataRetention {
     // The CA goes and stays with the credentials, whose ca.crt clients trust.
     syncSecretOwnership(db, context, Topology.of(db).credentialsSecret());
     syncSecretOwnership(db, context, Topology.of(db).caSecret());
+    // The exporter's account lives in the retained data, so its password stays with it.
+    syncSecretOwnership(db, context, Topology.of(db).monitoringSecret());
   }
 
   private static void syncSecretOwnership(Database db, Context<Database> context, String name) {

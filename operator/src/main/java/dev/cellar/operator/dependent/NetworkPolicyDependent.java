@@ -26,11 +26,11 @@ import java.util.TreeMap;
 
 /**
  * spec.networkPolicy: the NetworkPolicy {@code <name>} on the database pods and the backup Jobs'
- * pods. Ingress to them is the database port only, from: the Database's own pods (replication,
- * rewind, cloning), its backup Jobs (dumps), every pod of its namespace unless allowSameNamespace
- * is false, and the clients the spec names. The operator needs no rule: it reaches the servers only
- * through pods/exec, which the kubelet runs inside the pod, not over the pod network. Egress is
- * left open.
+ * pods. Ingress to them is the exporter's metrics port (while monitoring is on) from anywhere, and
+ * the database port only, from: the Database's own pods (replication, rewind, cloning), its backup
+ * Jobs (dumps), every pod of its namespace unless allowSameNamespace is false, and the clients the
+ * spec names. The operator needs no rule: it reaches the servers only through pods/exec, which the
+ * kubelet runs inside the pod, not over the pod network. Egress is left open.
  */
 @KubernetesDependent(informer = @Informer(labelSelector = Keys.MANAGED_SELECTOR))
 public class NetworkPolicyDependent extends OwnedChild<NetworkPolicy> {
@@ -61,20 +61,34 @@ public class NetworkPolicyDependent extends OwnedChild<NetworkPolicy> {
     Optional.ofNullable(spec.getClients()).orElse(List.of()).stream()
         .map(NetworkPolicyDependent::peer)
         .forEach(from::add);
-    return new NetworkPolicyBuilder()
-        .withMetadata(new NetworkPolicyDependent().metadata(db, Keys.Component.DATABASE))
-        .withNewSpec()
-        .withPodSelector(guarded(db))
-        .withPolicyTypes("Ingress")
-        .addNewIngress()
-        .withFrom(from)
-        .addNewPort()
-        .withProtocol("TCP")
-        .withPort(new IntOrString(Topology.of(db).profile().port()))
-        .endPort()
-        .endIngress()
-        .endSpec()
-        .build();
+    NetworkPolicyBuilder policy =
+        new NetworkPolicyBuilder()
+            .withMetadata(new NetworkPolicyDependent().metadata(db, Keys.Component.DATABASE))
+            .withNewSpec()
+            .withPodSelector(guarded(db))
+            .withPolicyTypes("Ingress")
+            .addNewIngress()
+            .withFrom(from)
+            .addNewPort()
+            .withProtocol("TCP")
+            .withPort(new IntOrString(Topology.of(db).profile().port()))
+            .endPort()
+            .endIngress()
+            .endSpec();
+    if (Topology.of(db).monitoringOn()) {
+      // The exporter's port, from anywhere: Prometheus usually runs in a namespace of its own,
+      // and /metrics shows numbers, no data (the exporter's account can read no table).
+      policy
+          .editSpec()
+          .addNewIngress()
+          .addNewPort()
+          .withProtocol("TCP")
+          .withPort(new IntOrString(Topology.of(db).profile().exporterPort()))
+          .endPort()
+          .endIngress()
+          .endSpec();
+    }
+    return policy.build();
   }
 
   /**

@@ -15,6 +15,15 @@ import io.javaoperatorsdk.operator.processing.dependent.workflow.Condition;
 public final class Preconditions {
   private Preconditions() {}
 
+  /** The exporter runs (spec.monitoring.enabled is not false): a PodMonitor is wanted. */
+  public static final class MonitoringEnabled implements Condition<HasMetadata, Database> {
+    @Override
+    public boolean isMet(
+        DependentResource<HasMetadata, Database> dependent, Database db, Context<Database> ctx) {
+      return Topology.of(db).monitoringOn();
+    }
+  }
+
   /** Backups run: the CronJob and its PVC are wanted. */
   public static final class BackupEnabled implements Condition<HasMetadata, Database> {
     @Override

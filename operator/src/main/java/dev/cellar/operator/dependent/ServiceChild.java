@@ -44,6 +44,11 @@ abstract class ServiceChild extends OwnedChild<Service> {
     spec.withType("ClusterIP");
   }
 
+  /** Ports after the database port; none but on the headless Service. */
+  protected List<ServicePort> extraPorts(Database db) {
+    return List.of();
+  }
+
   @Override
   protected Service desired(Database db, Context<Database> context) {
     int port = EngineProfiles.of(db).port();
@@ -56,7 +61,8 @@ abstract class ServiceChild extends OwnedChild<Service> {
                     .withPort(port)
                     .withTargetPort(new IntOrString(port))
                     .withProtocol("TCP")
-                    .build());
+                    .build())
+            .addAllToPorts(extraPorts(db));
     customize(spec);
     return new ServiceBuilder()
         .withMetadata(metadata(db, Keys.Component.DATABASE))

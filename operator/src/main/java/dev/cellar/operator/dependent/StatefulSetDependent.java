@@ -104,7 +104,7 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
         new PodSpecBuilder()
             .withSecurityContext(PodSecurity.pod())
             .withEnableServiceLinks(false)
-            .withContainers(container(db, profile, version, image))
+            .withContainers(containers(db, profile, version, image))
             .addNewVolume()
             .withName(CONFIG_VOLUME)
             .withNewConfigMap()
@@ -182,6 +182,52 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
     return Boolean.TRUE.equals(db.getSpec().getHibernated()) ? 0 : db.getSpec().getReplicas();
   }
 
+  /** The database container, then the exporter while spec.monitoring is on. */
+  private static List<Container> containers(
+      Database db, EngineProfile profile, EngineVersion version, String image) {
+    List<Container> containers = new ArrayList<>();
+    containers.add(container(db, profile, version, image));
+    if (Topology.of(db).monitoringOn()) {
+      containers.add(exporter(db, profile));
+    }
+    return containers;
+  }
+
+  /**
+   * The exporter sidecar: the engine's Prometheus exporter on the port {@code metrics}, connecting
+   * to this pod's server on 127.0.0.1 as the monitoring account (its password from the monitoring
+   * Secret, in the environment only). Small fixed resources: it holds one connection and a few
+   * metrics.
+   */
+  static Container exporter(Database db, EngineProfile profile) {
+    Topology topology = Topology.of(db);
+    return new ContainerBuilder()
+        .withName(Keys.Monitoring.CONTAINER)
+        .withImage(profile.exporterImage(db))
+        .withArgs(profile.exporterArgs(db))
+        .addNewPort()
+        .withName(Keys.Monitoring.PORT_NAME)
+        .withContainerPort(profile.exporterPort())
+        .withProtocol("TCP")
+        .endPort()
+        .withEnv(profile.exporterEnv(db, topology.monitoringSecret()))
+        .withResources(
+            new ResourceRequirementsBuilder()
+                .withRequests(
+                    Map.of(
+                        ContainerResources.CPU, new Quantity("10m"),
+                        ContainerResources.MEMORY, new Quantity("32Mi"),
+                        ContainerResources.EPHEMERAL_STORAGE, new Quantity("16Mi")))
+                .withLimits(
+                    Map.of(
+                        ContainerResources.CPU, new Quantity("200m"),
+                        ContainerResources.MEMORY, new Quantity("128Mi"),
+                        ContainerResources.EPHEMERAL_STORAGE, new Quantity("64Mi")))
+                .build())
+        .withSecurityContext(PodSecurity.container())
+        .build();
+  }
+
   private static Container container(
       Database db, EngineProfile profile, EngineVersion version, String image) {
     List<VolumeMount> mounts =
@@ -231,6 +277,8 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
                         .build()));
     List<EnvVar> env = new ArrayList<>(profile.env(Topology.of(db).credentialsSecret(), version));
     env.addAll(replicationEnv(db, profile));
+    // primary-setup.sh creates the exporter's account, whether or not the exporter runs.
+    env.addAll(EngineProfile.monitoringAccountEnv(Topology.of(db).monitoringSecret()));
     return new ContainerBuilder()
         .withName(Topology.DATABASE_CONTAINER)
         .withImage(image)

@@ -4,6 +4,7 @@ import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.TlsMode;
 import dev.cellar.api.v1.TlsSpec;
+import dev.cellar.operator.Keys;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.Probe;
@@ -190,6 +191,36 @@ public abstract class EngineProfile {
     return Optional.ofNullable(db.getSpec().getImage())
         .filter(s -> !s.isBlank())
         .orElse(imageRepository() + ":" + version);
+  }
+
+  /** The upstream exporter image, with the version Cellar is tested with. */
+  protected abstract String exporterImage();
+
+  /** The port the exporter serves /metrics on (its upstream default). */
+  public abstract int exporterPort();
+
+  /** The exporter image: spec.monitoring.image, else {@link #exporterImage()}. */
+  public String exporterImage(Database db) {
+    return Optional.ofNullable(db.getSpec().getMonitoring())
+        .map(m -> m.getImage())
+        .filter(s -> !s.isBlank())
+        .orElse(exporterImage());
+  }
+
+  /** The exporter container's arguments (it connects to this pod's server on 127.0.0.1). */
+  public abstract List<String> exporterArgs(Database db);
+
+  /**
+   * The exporter's environment: its account from the monitoring Secret {@code secret} ({@code
+   * CELLAR_MONITORING_USER} and the engine's password variable), never on the command line.
+   */
+  public abstract List<EnvVar> exporterEnv(Database db, String secret);
+
+  /** The exporter account in the database containers, for primary-setup.sh to create. */
+  public static List<EnvVar> monitoringAccountEnv(String secret) {
+    return List.of(
+        fromSecret("CELLAR_MONITORING_USER", secret, Keys.Monitoring.USER, true),
+        fromSecret("CELLAR_MONITORING_PASSWORD", secret, Keys.Monitoring.PASSWORD, true));
   }
 
   /** The supported series that contains {@code version}, if any. */

@@ -1,8 +1,10 @@
 package dev.cellar.operator.engine;
 
 import dev.cellar.api.v1.Database;
+import dev.cellar.operator.Keys;
 import dev.cellar.operator.Keys.Credentials;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -142,5 +144,39 @@ abstract class MySqlFamilyProfile extends EngineProfile {
   @Override
   public boolean upgradesMajorInPlace() {
     return true;
+  }
+
+  @Override
+  protected String exporterImage() {
+    return "prom/mysqld-exporter:v0.15.1";
+  }
+
+  @Override
+  public int exporterPort() {
+    return 9104;
+  }
+
+  /**
+   * The account's name from the environment ($(VAR), expanded by the kubelet); its password in
+   * MYSQLD_EXPORTER_PASSWORD. With TLS on, the connection is encrypted without verifying the name
+   * (127.0.0.1 is not in the certificate), as require_secure_transport needs.
+   */
+  @Override
+  public List<String> exporterArgs(Database db) {
+    List<String> args = new ArrayList<>();
+    args.add("--web.listen-address=:" + exporterPort());
+    args.add("--mysqld.address=127.0.0.1:" + port());
+    args.add("--mysqld.username=$(CELLAR_MONITORING_USER)");
+    if (EngineProfile.tlsOn(db)) {
+      args.add("--tls.insecure-skip-verify");
+    }
+    return List.copyOf(args);
+  }
+
+  @Override
+  public List<EnvVar> exporterEnv(Database db, String secret) {
+    return List.of(
+        fromSecret("CELLAR_MONITORING_USER", secret, Keys.Monitoring.USER),
+        fromSecret("MYSQLD_EXPORTER_PASSWORD", secret, Keys.Monitoring.PASSWORD));
   }
 }

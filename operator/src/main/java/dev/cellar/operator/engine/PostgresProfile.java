@@ -2,6 +2,7 @@ package dev.cellar.operator.engine;
 
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.Engine;
+import dev.cellar.operator.Keys;
 import dev.cellar.operator.Keys.Credentials;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import java.util.ArrayList;
@@ -191,5 +192,34 @@ public final class PostgresProfile extends EngineProfile {
   @Override
   public boolean upgradesMajorInPlace() {
     return false;
+  }
+
+  @Override
+  protected String exporterImage() {
+    return "quay.io/prometheuscommunity/postgres-exporter:v0.15.0";
+  }
+
+  @Override
+  public int exporterPort() {
+    return 9187;
+  }
+
+  @Override
+  public List<String> exporterArgs(Database db) {
+    return List.of("--web.listen-address=:" + exporterPort());
+  }
+
+  /** lib/pq's sslmode: require (encrypted, as hostssl needs) when the server speaks TLS. */
+  @Override
+  public List<EnvVar> exporterEnv(Database db, String secret) {
+    return List.of(
+        value(
+            "DATA_SOURCE_URI",
+            "127.0.0.1:"
+                + port()
+                + "/postgres?sslmode="
+                + (EngineProfile.tlsOn(db) ? "require" : "disable")),
+        fromSecret("DATA_SOURCE_USER", secret, Keys.Monitoring.USER),
+        fromSecret("DATA_SOURCE_PASS", secret, Keys.Monitoring.PASSWORD));
   }
 }

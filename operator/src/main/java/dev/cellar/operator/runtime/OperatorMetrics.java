@@ -1,8 +1,10 @@
 package dev.cellar.operator.runtime;
 
+import dev.cellar.api.v1.BackupRecord;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseStatus;
 import dev.cellar.api.v1.Phase;
+import dev.cellar.api.v1.TlsStatus;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.javaoperatorsdk.operator.api.monitoring.Metrics;
 import io.javaoperatorsdk.operator.api.reconciler.RetryInfo;
@@ -11,6 +13,8 @@ import io.javaoperatorsdk.operator.processing.Controller;
 import io.javaoperatorsdk.operator.processing.event.Event;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
@@ -20,6 +24,11 @@ import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -29,7 +38,11 @@ import java.util.stream.Stream;
  * What {@code /metrics} shows: JOSDK's metrics without per-resource tags (their cardinality would
  * grow with the number of Databases), JVM memory, GC, threads and CPU, and Cellar's own: {@code
  * cellar_databases{phase}} counted from the operator's cache at scrape time, and {@code
- * cellar_reconcile_duration_seconds}, a histogram of whole reconciles (workflow and status).
+ * cellar_reconcile_duration_seconds}, a histogram of whole reconciles (workflow and status); per
+ * Database (labels namespace, database), from its status at scrape time: {@code
+ * cellar_database_last_backup_age_seconds}, {@code
+ * cellar_database_last_verified_backup_age_seconds} and {@code
+ * cellar_database_certificate_expires_in_seconds}.
  */
 public final class OperatorMetrics implements Metrics {
   /** The phase label of a Database that has no status yet. */
@@ -37,9 +50,39 @@ public final class OperatorMetrics implements Metrics {
 
   private final PrometheusMeterRegistry registry;
   private final Metrics josdk;
+  private final Clock clock;
+
+  /** The Databases of the operator's cache, once the controller is registered. */
+  private volatile Supplier<Stream<Database>> databases = Stream::empty;
+
+  private final MultiGauge lastBackupAge;
+  private final MultiGauge lastVerifiedBackupAge;
+  private final MultiGauge certificateExpiry;
 
   public OperatorMetrics() {
+    this(Clock.systemUTC());
+  }
+
+  OperatorMetrics(Clock clock) {
+    this.clock = clock;
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    this.lastBackupAge =
+        MultiGauge.builder("cellar.database.last.backup.age")
+            .description("Seconds since status.lastBackup completed, per Database")
+            .baseUnit("seconds")
+            .register(registry);
+    this.lastVerifiedBackupAge =
+        MultiGauge.builder("cellar.database.last.verified.backup.age")
+            .description("Seconds since status.lastVerifiedBackup completed, per Database")
+            .baseUnit("seconds")
+            .register(registry);
+    this.certificateExpiry =
+        MultiGauge.builder("cellar.database.certificate.expires.in")
+            .description(
+                "Seconds until the server certificate expires (status.tls.notAfter), per"
+                    + " Database; negative once expired")
+            .baseUnit("seconds")
+            .register(registry);
     this.josdk = MicrometerMetrics.withoutPerResourceMetrics(registry);
     new JvmMemoryMetrics().bindTo(registry);
     new JvmGcMetrics().bindTo(registry);
@@ -49,13 +92,69 @@ public final class OperatorMetrics implements Metrics {
     new UptimeMetrics().bindTo(registry);
   }
 
-  /** The Prometheus text exposition of every meter. */
+  /**
+   * The Prometheus text exposition of every meter. The per-Database gauges are computed now from
+   * the statuses in the cache: no API call and no write.
+   */
   public String scrape() {
+    refreshDatabaseGauges();
     return registry.scrape();
+  }
+
+  private void refreshDatabaseGauges() {
+    List<Database> all;
+    try (Stream<Database> stream = databases.get()) {
+      all = stream.toList();
+    } catch (RuntimeException e) {
+      all = List.of(); // the cache is not there before start
+    }
+    Instant now = clock.instant();
+    List<MultiGauge.Row<?>> backups = new ArrayList<>();
+    List<MultiGauge.Row<?>> verified = new ArrayList<>();
+    List<MultiGauge.Row<?>> expiry = new ArrayList<>();
+    for (Database db : all) {
+      DatabaseStatus status = db.getStatus();
+      if (status == null) {
+        continue;
+      }
+      Tags tags =
+          Tags.of(
+              "namespace", db.getMetadata().getNamespace(), "database", db.getMetadata().getName());
+      completed(status.getLastBackup())
+          .ifPresent(t -> backups.add(MultiGauge.Row.of(tags, secondsBetween(t, now))));
+      completed(status.getLastVerifiedBackup())
+          .ifPresent(t -> verified.add(MultiGauge.Row.of(tags, secondsBetween(t, now))));
+      Optional.ofNullable(status.getTls())
+          .map(TlsStatus::getNotAfter)
+          .flatMap(OperatorMetrics::instant)
+          .ifPresent(t -> expiry.add(MultiGauge.Row.of(tags, secondsBetween(now, t))));
+    }
+    lastBackupAge.register(backups, true);
+    lastVerifiedBackupAge.register(verified, true);
+    certificateExpiry.register(expiry, true);
+  }
+
+  private static Optional<Instant> completed(BackupRecord record) {
+    return Optional.ofNullable(record)
+        .map(BackupRecord::getCompletionTime)
+        .flatMap(OperatorMetrics::instant);
+  }
+
+  private static Optional<Instant> instant(String time) {
+    try {
+      return Optional.of(Instant.parse(time));
+    } catch (RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+
+  private static double secondsBetween(Instant from, Instant to) {
+    return Duration.between(from, to).toMillis() / 1000.0;
   }
 
   /** One gauge per phase, each counting the Databases in {@code databases} at scrape time. */
   void countByPhase(Supplier<Stream<Database>> databases) {
+    this.databases = databases;
     for (String phase :
         Stream.concat(Stream.of(Phase.values()).map(Phase::name), Stream.of(NO_PHASE)).toList()) {
       Gauge.builder("cellar.databases", () -> count(databases, phase))

@@ -41,7 +41,11 @@ class NetworkPolicyDependentTest {
     assertThat(np.getSpec().getPolicyTypes()).containsExactly("Ingress");
     assertThat(np.getSpec().getEgress()).isEmpty();
     NetworkPolicyIngressRule rule = np.getSpec().getIngress().get(0);
-    assertThat(np.getSpec().getIngress()).hasSize(1);
+    // The second rule: the exporter's metrics port, from anywhere (monitoring is on by default).
+    assertThat(np.getSpec().getIngress()).hasSize(2);
+    assertThat(np.getSpec().getIngress().get(1).getFrom()).isNullOrEmpty();
+    assertThat(np.getSpec().getIngress().get(1).getPorts().get(0).getPort().getIntVal())
+        .isEqualTo(9187);
     assertThat(rule.getPorts())
         .singleElement()
         .satisfies(

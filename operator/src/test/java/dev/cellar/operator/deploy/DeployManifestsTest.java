@@ -145,6 +145,7 @@ class DeployManifestsTest {
           {"apps", "statefulsets"},
           {"policy", "poddisruptionbudgets"},
           {"networking.k8s.io", "networkpolicies"},
+          {"monitoring.coreos.com", "podmonitors"},
           {"batch", "cronjobs"}
         }) {
       assertThat(grants(rules, child[0], child[1], "create")).as(child[1]).isTrue();

@@ -38,6 +38,8 @@ class ReplicationIT {
   private static final String REPLICATION_PASSWORD = "r'e\"p l\\1";
   private static final String ROOT_PASSWORD = "root-pw'1";
   private static final String APP_PASSWORD = "app-pw";
+  private static final String MONITORING_USER = "cellar_monitor";
+  private static final String MONITORING_PASSWORD = "m'o\"n i\\t";
 
   private static Path pgBin;
 
@@ -146,6 +148,34 @@ class ReplicationIT {
     assertThat(again.orFail("primary-setup.sh again").output()).doesNotContain("added to");
     assertThat(Files.readString(primaryData.resolve("pg_hba.conf")))
         .containsOnlyOnce("host replication \"replicator\" all scram-sha-256");
+    // The exporter's account: pg_monitor and nothing more, logging in over TCP with its password.
+    assertThat(
+            psqlValue(
+                primaryPort,
+                "SELECT rolsuper, rolreplication, rolcreatedb, pg_has_role('cellar_monitor',"
+                    + " 'pg_monitor', 'member') FROM pg_roles WHERE rolname = 'cellar_monitor'"))
+        .isEqualTo("f|f|f|t");
+    assertThat(
+            run(
+                    List.of(
+                        pgBin.resolve("psql").toString(),
+                        "-X",
+                        "-At",
+                        "-h",
+                        "127.0.0.1",
+                        "-p",
+                        String.valueOf(primaryPort),
+                        "-U",
+                        MONITORING_USER,
+                        "-d",
+                        "postgres",
+                        "-c",
+                        "SELECT count(*) > 0 FROM pg_stat_database"),
+                    monitorEnv("PGPASSWORD"),
+                    COMMAND)
+                .orFail("psql as the monitoring account")
+                .trimmed())
+        .isEqualTo("t");
 
     psql(primaryPort, "CREATE TABLE orders (id int PRIMARY KEY, item text)");
     psql(
@@ -409,6 +439,15 @@ class ReplicationIT {
     env.put("POSTGRES_PASSWORD", "cellar-pw");
     env.put("CELLAR_REPLICATION_USER", REPLICATION_USER);
     env.put("CELLAR_REPLICATION_PASSWORD", REPLICATION_PASSWORD);
+    env.put("CELLAR_MONITORING_USER", MONITORING_USER);
+    env.put("CELLAR_MONITORING_PASSWORD", MONITORING_PASSWORD);
+    return env;
+  }
+
+  /** The monitoring account's password in the client's variable ({@code PGPASSWORD}, ...). */
+  private static Map<String, String> monitorEnv(String variable) {
+    Map<String, String> env = new HashMap<>(Scripts.cleanEnv());
+    env.put(variable, MONITORING_PASSWORD);
     return env;
   }
 
@@ -527,6 +566,27 @@ class ReplicationIT {
     run(List.of("bash", scripts.resolve("primary-setup.sh").toString()), primaryEnv, COMMAND)
         .orFail("primary-setup.sh again");
     assertThat(primary.sql("SHOW GRANTS FOR 'replicator'@'%'")).contains("REPLICATION SLAVE");
+    // The exporter's account: what mysqld_exporter reads and nothing more.
+    assertThat(primary.sql("SHOW GRANTS FOR 'cellar_monitor'@'%'"))
+        .contains("PROCESS", "SLAVE MONITOR", "`performance_schema`.*")
+        .doesNotContain("ALL PRIVILEGES", "SUPER");
+    assertThat(
+            run(
+                    List.of(
+                        "mariadb",
+                        "-u" + MONITORING_USER,
+                        "--protocol=tcp",
+                        "-h127.0.0.1",
+                        "-P" + primary.port,
+                        "--batch",
+                        "--skip-column-names",
+                        "-e",
+                        "SELECT CURRENT_USER()"),
+                    monitorEnv("MYSQL_PWD"),
+                    COMMAND)
+                .orFail("mariadb as the monitoring account")
+                .trimmed())
+        .isEqualTo("cellar_monitor@%");
 
     primary.app("CREATE TABLE orders (id int PRIMARY KEY, item varchar(100))");
     primary.app("INSERT INTO orders VALUES (1, 'first'), (2, 'second')");
@@ -546,6 +606,8 @@ class ReplicationIT {
         "mariadb: replica 1 seeded and replicating in %d ms%n%s",
         (System.nanoTime() - seedStart) / 1_000_000, bootstrap.output());
     assertThat(replica1.app("SELECT count(*) FROM orders")).isEqualTo("2");
+    // The exporter's account came with the primary's accounts.
+    assertThat(replica1.sql("SHOW GRANTS FOR 'cellar_monitor'@'%'")).contains("PROCESS");
 
     long writeTime = System.nanoTime();
     primary.app("INSERT INTO orders VALUES (3, 'third')");
@@ -742,6 +804,8 @@ class ReplicationIT {
       env.put("MARIADB_ROOT_PASSWORD", ROOT_PASSWORD);
       env.put("CELLAR_REPLICATION_USER", REPLICATION_USER);
       env.put("CELLAR_REPLICATION_PASSWORD", REPLICATION_PASSWORD);
+      env.put("CELLAR_MONITORING_USER", MONITORING_USER);
+      env.put("CELLAR_MONITORING_PASSWORD", MONITORING_PASSWORD);
       return env;
     }
 

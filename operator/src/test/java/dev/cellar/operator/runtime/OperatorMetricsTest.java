@@ -3,14 +3,19 @@ package dev.cellar.operator.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.cellar.api.v1.BackupRecord;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.DatabaseStatus;
 import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.Phase;
+import dev.cellar.api.v1.TlsStatus;
 import dev.cellar.testkit.PrometheusText;
 import io.javaoperatorsdk.operator.api.monitoring.Metrics;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -43,6 +48,38 @@ class OperatorMetricsTest {
     Map<String, Double> second = PrometheusText.parse(metrics.scrape());
     assertThat(second).containsEntry("cellar_databases{phase=\"Ready\"}", 2.0);
     assertThat(second).containsEntry("cellar_databases{phase=\"None\"}", 0.0);
+  }
+
+  @Test
+  void backupAgesAndCertificateExpiryPerDatabaseFromTheStatusAtScrapeTime() {
+    Instant now = Instant.parse("2026-11-23T12:00:00Z");
+    OperatorMetrics metrics = new OperatorMetrics(Clock.fixed(now, ZoneOffset.UTC));
+    Database backedUp = db("orders", Phase.Ready);
+    BackupRecord last = new BackupRecord();
+    last.setCompletionTime("2026-11-23T11:00:00Z");
+    backedUp.getStatus().setLastBackup(last);
+    BackupRecord verified = new BackupRecord();
+    verified.setCompletionTime("2026-11-22T12:00:00Z");
+    backedUp.getStatus().setLastVerifiedBackup(verified);
+    TlsStatus tls = new TlsStatus();
+    tls.setNotAfter("2026-11-24T12:00:00Z");
+    backedUp.getStatus().setTls(tls);
+    List<Database> cache = new ArrayList<>(List.of(backedUp, db("fresh", Phase.Provisioning)));
+    metrics.countByPhase(cache::stream);
+
+    Map<String, Double> samples = PrometheusText.parse(metrics.scrape());
+    String orders = "{database=\"orders\",namespace=\"shop\"}";
+    assertThat(samples)
+        .containsEntry("cellar_database_last_backup_age_seconds" + orders, 3600.0)
+        .containsEntry("cellar_database_last_verified_backup_age_seconds" + orders, 86400.0)
+        .containsEntry("cellar_database_certificate_expires_in_seconds" + orders, 86400.0);
+    // A Database without a backup has no sample (not a zero age).
+    assertThat(samples.keySet()).noneMatch(k -> k.contains("fresh"));
+
+    // Gone from the cache: gone from the scrape.
+    cache.remove(0);
+    assertThat(PrometheusText.parse(metrics.scrape()).keySet())
+        .noneMatch(k -> k.startsWith("cellar_database_"));
   }
 
   @Test

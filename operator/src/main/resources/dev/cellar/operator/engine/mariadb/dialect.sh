@@ -135,3 +135,7 @@ cellar_sql_source_tls() {
 
 # Re-reads ssl_cert, ssl_key and ssl_ca (MariaDB 10.4 on): a renewed certificate, no restart.
 cellar_sql_reload_tls() { printf '%s\n' 'FLUSH SSL;'; }
+
+# What the metrics exporter's account is granted on *.*: REPLICATION CLIENT is BINLOG MONITOR here,
+# and SHOW SLAVE STATUS (replication lag) needs SLAVE MONITOR.
+cellar_monitoring_privileges() { printf '%s' 'PROCESS, REPLICATION CLIENT, SLAVE MONITOR'; }

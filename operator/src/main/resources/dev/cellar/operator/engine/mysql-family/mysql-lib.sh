@@ -91,6 +91,22 @@ GRANT REPLICATION SLAVE ON *.* TO ${user}@'%';
 EOF
 }
 
+# The metrics exporter's account, created unlogged like the replication account (replicas get it
+# with the primary's data), with the least the exporter reads: processes, replication status
+# (cellar_monitoring_privileges, which differ by engine) and performance_schema.
+cellar_sql_monitoring_account() {
+  local user password
+  user=$(cellar_mysql_quote "$1")
+  password=$(cellar_mysql_quote "$2")
+  cat <<EOF
+SET SESSION sql_log_bin = 0;
+CREATE USER IF NOT EXISTS ${user}@'%' IDENTIFIED BY ${password};
+ALTER USER ${user}@'%' IDENTIFIED BY ${password};
+GRANT $(cellar_monitoring_privileges) ON *.* TO ${user}@'%';
+GRANT SELECT ON performance_schema.* TO ${user}@'%';
+EOF
+}
+
 # cellar_sql_change_source HOST PORT USER PASSWORD: the dialect's statement that replicates from
 # the primary, with every value quoted for SQL.
 cellar_sql_change_source() {

@@ -48,3 +48,12 @@ fi
 if cellar_has_replication_account; then
   cellar_note "replication account '$CELLAR_REPLICATION_USER' is ready on the primary"
 fi
+
+# The metrics exporter's account (CELLAR_MONITORING_USER/PASSWORD from the monitoring Secret):
+# PROCESS, REPLICATION CLIENT and SELECT on performance_schema, nothing else.
+if [ -n "${CELLAR_MONITORING_USER:-}" ] && [ -n "${CELLAR_MONITORING_PASSWORD:-}" ]; then
+  output=$(cellar_sql_monitoring_account "$CELLAR_MONITORING_USER" "$CELLAR_MONITORING_PASSWORD" \
+    | cellar_local_sql 2>&1) || cellar_die "creating the monitoring account" \
+    "'$CELLAR_MONITORING_USER' on this server failed: $output."
+  cellar_note "monitoring account '$CELLAR_MONITORING_USER' is ready on the primary"
+fi

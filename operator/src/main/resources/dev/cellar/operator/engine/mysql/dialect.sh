@@ -158,3 +158,7 @@ cellar_sql_source_tls() {
 
 # Re-reads the TLS files (MySQL 8.0.16 on): a renewed certificate, no restart.
 cellar_sql_reload_tls() { printf '%s\n' 'ALTER INSTANCE RELOAD TLS;'; }
+
+# What the metrics exporter's account is granted on *.* (REPLICATION CLIENT covers SHOW REPLICA
+# STATUS).
+cellar_monitoring_privileges() { printf '%s' 'PROCESS, REPLICATION CLIENT'; }

@@ -59,7 +59,8 @@ if [ "$role" = primary ]; then
     rm -f "$data/standby.signal"
   fi
   if cellar_has_replication_account; then
-    fingerprint=$(cellar_fingerprint primary "$CELLAR_REPLICATION_USER" "$CELLAR_REPLICATION_PASSWORD")
+    fingerprint=$(cellar_fingerprint primary "$CELLAR_REPLICATION_USER" "$CELLAR_REPLICATION_PASSWORD" \
+      "${CELLAR_MONITORING_USER:-}" "${CELLAR_MONITORING_PASSWORD:-}")
     if ! cellar_marker_matches "$data/cellar-primary.done" "$fingerprint"; then
       setup_primary "$@"
       printf '%s\n' "$fingerprint" >"$data/cellar-primary.done"

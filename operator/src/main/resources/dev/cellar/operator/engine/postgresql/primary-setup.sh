@@ -43,3 +43,22 @@ cellar_pg_tls_hba "$hba" || true
 errors=$(cellar_pg_local_sql -At -c 'SELECT pg_reload_conf(); SELECT count(*) FROM pg_hba_file_rules WHERE error IS NOT NULL' | tail -n1)
 [ "$errors" = 0 ] || cellar_die "$hba has $errors invalid line(s) (see pg_hba_file_rules); fix them and restart"
 cellar_note "replication role '$user' is ready on the primary"
+
+# The metrics exporter's account (CELLAR_MONITORING_USER/PASSWORD from the monitoring Secret):
+# LOGIN with pg_monitor only, which reads statistics and settings but no table. Replicated to the
+# standbys with everything else.
+if [ -n "${CELLAR_MONITORING_USER:-}" ] && [ -n "${CELLAR_MONITORING_PASSWORD:-}" ]; then
+  monitor=$CELLAR_MONITORING_USER
+  case "$monitor" in
+    *[!A-Za-z0-9_.-]*) cellar_die "monitoring user '$monitor' may only use letters, digits, '_', '.' and '-'" ;;
+  esac
+  output=$(cellar_pg_local_sql -v user="$monitor" -v password="$CELLAR_MONITORING_PASSWORD" 2>&1 <<'SQL'
+SET password_encryption = 'scram-sha-256';
+SELECT format('CREATE ROLE %I', :'user')
+  WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = :'user') \gexec
+ALTER ROLE :"user" WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION CONNECTION LIMIT 5 PASSWORD :'password';
+GRANT pg_monitor TO :"user";
+SQL
+  ) || cellar_die "creating the monitoring role '$monitor' failed: $output"
+  cellar_note "monitoring role '$monitor' (pg_monitor) is ready on the primary"
+fi
