@@ -83,7 +83,7 @@ class DayTwoIT extends ReconcilerTestBase {
         .atMost(CONVERGE)
         .until(() -> hasEvent("refuse", Reason.DOWNGRADE_REFUSED.value()));
 
-    edit("refuse", s -> s.setVersion("17"));
+    edit("refuse", s -> s.setVersion("18"));
     await("MajorUpgradeUnsupported")
         .atMost(CONVERGE)
         .untilAsserted(
@@ -101,6 +101,61 @@ class DayTwoIT extends ReconcilerTestBase {
 
     edit("refuse", s -> s.setVersion("16.4"));
     awaitPhase("refuse", Phase.Ready);
+  }
+
+  @Test
+  void aPostgresMajorUpgradeDumpsWithTheOldImageRestoresIntoANewDirectoryAndCanRollBack() {
+    createReady("pgmajor", Engine.POSTGRESQL, "15", s -> {});
+    edit("pgmajor", s -> s.setVersion("17"));
+    await("UpgradingMajor")
+        .atMost(CONVERGE)
+        .until(() -> hasEvent("pgmajor", Reason.UPGRADING_MAJOR.value()));
+    await("17 runs, from a new data directory, after a dump by the 15 image")
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () -> {
+              StatefulSet sts = sts("pgmajor");
+              assertThat(image(sts)).isEqualTo("postgres:17");
+              assertThat(sts.getMetadata().getAnnotations())
+                  .containsEntry(Keys.VERSION_ANNOTATION, "17")
+                  .containsEntry(Keys.UPGRADED_FROM_ANNOTATION, "15")
+                  .containsEntry(Keys.UPGRADED_FROM_IMAGE_ANNOTATION, "postgres:15");
+              var init = sts.getSpec().getTemplate().getSpec().getInitContainers();
+              assertThat(init).hasSize(1);
+              assertThat(init.get(0).getName()).isEqualTo(Topology.MAJOR_UPGRADE_CONTAINER);
+              assertThat(init.get(0).getImage()).isEqualTo("postgres:15");
+              assertThat(init.get(0).getCommand()).contains("dump");
+              var env = sts.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv();
+              assertThat(env)
+                  .anySatisfy(
+                      e -> {
+                        assertThat(e.getName()).isEqualTo("PGDATA");
+                        assertThat(e.getValue()).isEqualTo("/var/lib/postgresql/data/pgdata-17");
+                      })
+                  .anySatisfy(
+                      e -> {
+                        assertThat(e.getName()).isEqualTo("CELLAR_UPGRADE_OLD_DATA");
+                        assertThat(e.getValue()).isEqualTo("/var/lib/postgresql/data/pgdata");
+                      });
+              Database db = get("pgmajor");
+              assertThat(db.getStatus().getVersion()).isEqualTo("17");
+              assertThat(db.getStatus().getPhase()).isEqualTo(Phase.Ready);
+            });
+
+    // A later reconcile keeps the record; the way back is the old major on its own directory.
+    edit("pgmajor", s -> s.setVersion("15"));
+    await("15 runs again on its old data directory")
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () -> {
+              StatefulSet sts = sts("pgmajor");
+              assertThat(image(sts)).isEqualTo("postgres:15");
+              assertThat(sts.getMetadata().getAnnotations())
+                  .doesNotContainKey(Keys.UPGRADED_FROM_ANNOTATION);
+              assertThat(sts.getSpec().getTemplate().getSpec().getInitContainers()).isEmpty();
+              assertThat(get("pgmajor").getStatus().getVersion()).isEqualTo("15");
+              assertThat(get("pgmajor").getStatus().getPhase()).isEqualTo(Phase.Ready);
+            });
   }
 
   @Test
