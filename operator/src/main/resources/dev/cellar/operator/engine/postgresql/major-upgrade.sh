@@ -45,6 +45,8 @@ dump() {
   socket=$(mktemp -d)
   log=$socket/server.log
   cellar_note "major upgrade: dumping PostgreSQL $(cat "$old/PG_VERSION") from $old into $dump"
+  # As the image's entrypoint does before every start (the volume's group may have widened it).
+  chmod 0700 "$old"
   if ! pg_ctl -D "$old" -w -t 300 -l "$log" \
     -o "-c listen_addresses= -c unix_socket_directories=$socket -p $port" start >/dev/null; then
     cat "$log" >&2
