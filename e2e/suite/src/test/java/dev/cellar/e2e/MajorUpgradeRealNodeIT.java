@@ -120,7 +120,7 @@ class MajorUpgradeRealNodeIT {
                 "read",
                 engine.readRow().command("orders", "\"$DB_NAME\""),
                 false))
-        .isEqualTo("row 1");
+        .isEqualToIgnoringWhitespace("row 1");
   }
 
   static void patch(String ns, String version, String image) {
