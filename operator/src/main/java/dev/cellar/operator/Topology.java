@@ -283,7 +283,8 @@ public record Topology(Database db) {
         profile(),
         db.getSpec().getVersion(),
         existing.flatMap(Topology::runningVersion),
-        existing.flatMap(s -> annotation(s, Keys.UPGRADED_FROM_ANNOTATION)));
+        existing.flatMap(s -> annotation(s, Keys.UPGRADED_FROM_ANNOTATION)),
+        Optional.ofNullable(db.getSpec().getReplicas()).orElse(1));
   }
 
   private static Optional<String> annotation(StatefulSet sts, String key) {

@@ -28,20 +28,23 @@ public record VersionDecision(
 
   public static VersionDecision decide(
       EngineProfile profile, String wantedText, Optional<String> runningText) {
-    return decide(profile, wantedText, runningText, Optional.empty());
+    return decide(profile, wantedText, runningText, Optional.empty(), 1);
   }
 
   /**
    * As {@link #decide(EngineProfile, String, Optional)}, for a StatefulSet that records a major
    * upgrade from {@code upgradedFromText}: going back to that major is a rollback onto its
-   * untouched data directory, not a downgrade; any other version keeps the record.
+   * untouched data directory, not a downgrade; any other version keeps the record. A major upgrade
+   * by dump needs a single pod ({@code replicas}): replicas roll first and cannot clone an older
+   * primary into the new major's directory.
    */
   public static VersionDecision decide(
       EngineProfile profile,
       String wantedText,
       Optional<String> runningText,
-      Optional<String> upgradedFromText) {
-    VersionDecision d = decideVersion(profile, wantedText, runningText, upgradedFromText);
+      Optional<String> upgradedFromText,
+      int replicas) {
+    VersionDecision d = decideVersion(profile, wantedText, runningText, upgradedFromText, replicas);
     if (d.upgradedFrom().isPresent() || upgradedFromText.isEmpty()) {
       return d;
     }
@@ -57,7 +60,8 @@ public record VersionDecision(
       EngineProfile profile,
       String wantedText,
       Optional<String> runningText,
-      Optional<String> upgradedFromText) {
+      Optional<String> upgradedFromText,
+      int replicas) {
     Optional<EngineVersion> running = runningText.flatMap(VersionDecision::tryParse);
     EngineVersion wanted = EngineVersion.parse(wantedText);
     String engine = profile.engine().value();
@@ -111,6 +115,20 @@ public record VersionDecision(
               + " spec.version back to a "
               + profile.seriesOf(current).orElse(current.toString())
               + " version, or dump and restore into a new Database.");
+    }
+    if (profile.isMajorChange(current, wanted)
+        && profile.upgradesMajorByDump(current, wanted)
+        && replicas > 1) {
+      return refuse(
+          running,
+          Reason.MAJOR_UPGRADE_UNSUPPORTED,
+          engine
+              + " "
+              + current
+              + " -> "
+              + wanted
+              + " is upgraded by dump and restore with a single pod: set spec.replicas to 1 for"
+              + " the upgrade and back afterwards (the replicas then clone the new primary).");
     }
     if (profile.isMajorChange(current, wanted) && profile.upgradesMajorByDump(current, wanted)) {
       return new VersionDecision(Optional.of(wanted), Optional.empty(), Optional.of(current));
