@@ -147,6 +147,16 @@ class DatabaseCrdIT {
         .isEqualTo(Map.of("mode", "required", "certificateSecret", "orders-cert"));
     assertThat(spec(create(MINIMAL + "tls: {mode: disabled}")).get("tls"))
         .isEqualTo(Map.of("mode", "disabled"));
+    assertThat(spec(create(MINIMAL + "tls: {clientCertificates: true}")).get("tls"))
+        .isEqualTo(Map.of("mode", "enabled", "clientCertificates", true));
+    assertRejected(
+        MINIMAL + "tls: {mode: disabled, clientCertificates: true}",
+        "spec.tls.clientCertificates",
+        "tls.clientCertificates needs TLS");
+    assertRejected(
+        MINIMAL + "tls: {clientCertificates: true, certificateSecret: orders-cert}",
+        "spec.tls.clientCertificates",
+        "needs the CA Cellar issues");
     assertRejected(MINIMAL + "tls: {mode: maybe}", "spec.tls.mode", "supported values");
     assertRejected(
         MINIMAL + "tls: {mode: disabled, certificateSecret: orders-cert}",

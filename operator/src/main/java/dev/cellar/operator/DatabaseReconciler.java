@@ -18,6 +18,7 @@ import dev.cellar.operator.dependent.PrimaryServiceDependent;
 import dev.cellar.operator.dependent.ReadOnlyServiceDependent;
 import dev.cellar.operator.dependent.StatefulSetDependent;
 import dev.cellar.operator.dependent.TlsCaSecretDependent;
+import dev.cellar.operator.dependent.TlsClientSecretDependent;
 import dev.cellar.operator.dependent.TlsServerSecretDependent;
 import dev.cellar.operator.failover.Failover;
 import dev.cellar.operator.failover.InstanceAgent;
@@ -78,6 +79,12 @@ import org.slf4j.LoggerFactory;
           useEventSourceWithName = "credentials",
           dependsOn = {"ca"},
           reconcilePrecondition = Preconditions.IssuesCertificate.class),
+      @Dependent(
+          name = "client-tls",
+          type = TlsClientSecretDependent.class,
+          useEventSourceWithName = "credentials",
+          dependsOn = {"ca"},
+          reconcilePrecondition = Preconditions.IssuesClientCertificate.class),
       @Dependent(name = "config", type = ConfigMapDependent.class),
       @Dependent(name = "headless", type = HeadlessServiceDependent.class),
       @Dependent(

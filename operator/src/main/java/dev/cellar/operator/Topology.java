@@ -99,6 +99,21 @@ public record Topology(Database db) {
     return Optional.ofNullable(db.getSpec().getTls()).map(t -> t.on()).orElse(true);
   }
 
+  /**
+   * The client certificate Cellar issues for the application user (tls.crt, tls.key, ca.crt) when
+   * spec.tls.clientCertificates asks for one; clients mount it, and so do PostgreSQL backup Jobs.
+   */
+  public String clientTlsSecret() {
+    return name() + "-client-tls";
+  }
+
+  /** Whether the application user must present a client certificate (spec.tls). */
+  public boolean requiresClientCertificates() {
+    return Optional.ofNullable(db.getSpec().getTls())
+        .map(t -> t.requiresClientCertificates())
+        .orElse(false);
+  }
+
   /** Whether Cellar issues the server certificate (TLS on, no certificate of the user's). */
   public boolean issuesCertificate() {
     return tlsOn() && serverCertificateSecret().equals(tlsSecret());

@@ -22,6 +22,7 @@ import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.junit.LocallyRunOperatorExtension;
 import java.nio.charset.StandardCharsets;
@@ -245,11 +246,88 @@ class TlsIT extends ReconcilerTestBase {
     operator.delete(get("orders"));
   }
 
+  /**
+   * spec.tls.clientCertificates: Cellar issues the application user's certificate (its common name
+   * the Secret's username, signed by the Database's CA, for clients only), the pods mount it and
+   * are told to require it, and so does the PostgreSQL backup Job, which connects as that user.
+   * Turned off, the Secret and the mounts go.
+   */
+  @Test
+  void clientCertificatesAreIssuedForTheApplicationUserAndGoWhenTurnedOff() throws Exception {
+    DatabaseSpec spec = spec(Engine.POSTGRESQL, "16", 1);
+    spec.setBackupEnabled(true);
+    spec.setTls(new TlsSpec(TlsMode.ENABLED, null, true));
+    operator.create(new Database(null, "ledger", spec));
+    awaitPhase("ledger", Phase.Ready);
+    String credentials = get("ledger").getStatus().getCredentialsSecret();
+    String user = value(secret(credentials), "username");
+    await("the client certificate Secret")
+        .atMost(CONVERGE)
+        .until(() -> secret("ledger-client-tls") != null);
+    Secret clientTls = secret("ledger-client-tls");
+    assertThat(clientTls.getType()).isEqualTo("kubernetes.io/tls");
+    String caPem = value(secret("ledger-ca"), "ca.crt");
+    assertThat(value(clientTls, "ca.crt")).isEqualTo(caPem);
+    X509Certificate cert = Certificates.parse(value(clientTls, "tls.crt"));
+    cert.verify(Certificates.parse(caPem).getPublicKey());
+    assertThat(Certificates.commonName(cert)).contains(user);
+    assertThat(cert.getExtendedKeyUsage()).containsExactly("1.3.6.1.5.5.7.3.2"); // clientAuth
+    assertThat(cert.getSubjectAlternativeNames()).isNull();
+
+    StatefulSet sts = child(StatefulSet.class, "ledger");
+    Container database = sts.getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(database.getEnv())
+        .anyMatch(
+            e ->
+                "CELLAR_TLS_CLIENT_CERTIFICATES".equals(e.getName())
+                    && "required".equals(e.getValue()));
+    assertThat(database.getVolumeMounts())
+        .anyMatch(m -> "/etc/cellar-client-tls".equals(m.getMountPath()));
+    assertThat(sts.getSpec().getTemplate().getSpec().getVolumes())
+        .anyMatch(
+            v ->
+                v.getSecret() != null
+                    && "ledger-client-tls".equals(v.getSecret().getSecretName())
+                    && Integer.valueOf(0640).equals(v.getSecret().getDefaultMode()));
+    var job = child(CronJob.class, "ledger-backup").getSpec().getJobTemplate().getSpec();
+    var backup = job.getTemplate().getSpec();
+    assertThat(backup.getVolumes())
+        .anyMatch(
+            v ->
+                v.getSecret() != null && "ledger-client-tls".equals(v.getSecret().getSecretName()));
+    assertThat(backup.getContainers().get(0).getEnv())
+        .extracting(EnvVar::getName)
+        .contains("PGSSLCERT", "PGSSLKEY", "PGSSLROOTCERT", "PGSSLMODE");
+
+    edit("ledger", s -> s.setTls(new TlsSpec(TlsMode.ENABLED, null, false)));
+    await("client certificates off")
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () -> {
+              assertThat(secret("ledger-client-tls")).isNull();
+              StatefulSet off = child(StatefulSet.class, "ledger");
+              assertThat(off.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv())
+                  .noneMatch(e -> "CELLAR_TLS_CLIENT_CERTIFICATES".equals(e.getName()));
+              assertThat(
+                      child(CronJob.class, "ledger-backup")
+                          .getSpec()
+                          .getJobTemplate()
+                          .getSpec()
+                          .getTemplate()
+                          .getSpec()
+                          .getVolumes())
+                  .noneMatch(
+                      v ->
+                          v.getSecret() != null
+                              && "ledger-client-tls".equals(v.getSecret().getSecretName()));
+            });
+  }
+
   @Test
   void requiredMariaDbRefusesPlainTransportAndAUsersCertificateIsUsedAsItIs() {
     // The user's certificate does not exist yet: Degraded names it.
     DatabaseSpec spec = spec(Engine.MARIADB, "11.4", 1);
-    spec.setTls(new TlsSpec(TlsMode.REQUIRED, "shop-cert"));
+    spec.setTls(new TlsSpec(TlsMode.REQUIRED, "shop-cert", false));
     operator.create(new Database(null, "shop", spec));
     await("Degraded names the missing Secret")
         .atMost(CONVERGE)
@@ -312,7 +390,7 @@ class TlsIT extends ReconcilerTestBase {
 
     // TLS off: no mount, the plain uri back, ca.crt gone; the password kept.
     String password = value(secret(credentials), "password");
-    edit("shop", s -> s.setTls(new TlsSpec(TlsMode.DISABLED, null)));
+    edit("shop", s -> s.setTls(new TlsSpec(TlsMode.DISABLED, null, false)));
     await("TLS off")
         .atMost(CONVERGE)
         .untilAsserted(

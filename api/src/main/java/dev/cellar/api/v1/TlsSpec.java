@@ -48,8 +48,22 @@ public class TlsSpec {
       reason = "FieldValueInvalid")
   private String certificateSecret;
 
+  @JsonPropertyDescription(
+      "true: the application user (the credentials Secret's username) must also present a client"
+          + " certificate signed by the Database's CA, over TLS, whatever the mode: PostgreSQL"
+          + " hostssl with clientcert=verify-full (its common name is the user name), MariaDB/MySQL"
+          + " REQUIRE X509. Cellar issues it in the Secret <name>-client-tls (tls.crt, tls.key,"
+          + " ca.crt) and renews it like the server's. Replication and Cellar's own connections"
+          + " are not affected. Default false.")
+  private Boolean clientCertificates;
+
   /** Whether the servers have a certificate (mode not disabled). */
   public boolean on() {
     return mode == null || mode.on();
+  }
+
+  /** Whether the application user must present a client certificate. */
+  public boolean requiresClientCertificates() {
+    return on() && Boolean.TRUE.equals(clientCertificates);
   }
 }

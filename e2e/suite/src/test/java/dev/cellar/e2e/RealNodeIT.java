@@ -16,6 +16,7 @@ import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
@@ -98,9 +99,18 @@ class RealNodeIT {
 
   /** Starts the real node unless it runs, and Cellar, whose logs go to e2e-logs/LOGS. */
   static void realNode(String logs) {
+    realNode(logs, Map.of());
+  }
+
+  /**
+   * Like {@link #realNode(String)}, with operator SETTINGS (environment variables of the operator
+   * process; on kind, where the operator is the Deployment, they cannot be given).
+   */
+  static void realNode(String logs, Map<String, String> settings) {
     cluster = LocalCluster.get();
     if (!cluster.isLocal()) {
       // Another cluster (kind): its pods are real already.
+      assumeTrue(settings.isEmpty(), "operator settings need the operator as a process");
       cellar = Cellar.install(logs);
       return;
     }
@@ -112,7 +122,7 @@ class RealNodeIT {
     LocalCluster.Result up = node("up");
     assertThat(up.exitCode()).as("e2e/local-cluster node up:\n" + up.tail(40)).isZero();
     timings.add("node up: " + seconds(start) + " s");
-    cellar = Cellar.install(logs);
+    cellar = Cellar.install(logs, settings);
   }
 
   /**
@@ -1281,7 +1291,10 @@ class RealNodeIT {
                 env("DB_PASSWORD", secret, "password"),
                 env("DB_NAME", secret, "database"),
                 env("DB_ROOT_PASSWORD", secret, "root-password"),
-                env("DB_CA", secret, "ca.crt")));
+                env("DB_CA", secret, "ca.crt"),
+                // The application user's client certificate (spec.tls.clientCertificates).
+                env("DB_CLIENT_CERT", credentialsOf + "-client-tls", "tls.crt"),
+                env("DB_CLIENT_KEY", credentialsOf + "-client-tls", "tls.key")));
     if (withBackups) {
       yaml.addAll(
           List.of(

@@ -102,6 +102,24 @@ public final class BackupJobs {
             .endEmptyDir()
             .endVolume();
     PodScheduling.applyToJob(db, pod);
+    List<EnvVar> clientCertificate = profile.dumpClientCertificateEnv();
+    if (topology.requiresClientCertificates() && !clientCertificate.isEmpty()) {
+      pod.editFirstContainer()
+          .addAllToEnv(clientCertificate)
+          .addNewVolumeMount()
+          .withName(StatefulSetDependent.CLIENT_TLS_VOLUME)
+          .withMountPath(EngineProfile.CLIENT_TLS_DIR)
+          .withReadOnly(true)
+          .endVolumeMount()
+          .endContainer()
+          .addNewVolume()
+          .withName(StatefulSetDependent.CLIENT_TLS_VOLUME)
+          .withNewSecret()
+          .withSecretName(topology.clientTlsSecret())
+          .withDefaultMode(StatefulSetDependent.TLS_FILE_MODE)
+          .endSecret()
+          .endVolume();
+    }
     if (store.isEmpty()) {
       pod.editFirstContainer()
           .addNewVolumeMount()

@@ -62,6 +62,19 @@ public final class Preconditions {
     }
   }
 
+  /**
+   * spec.tls.clientCertificates with the CA Cellar issues: the application user's client
+   * certificate Secret is wanted. When false it goes (clients then need none).
+   */
+  public static final class IssuesClientCertificate implements Condition<HasMetadata, Database> {
+    @Override
+    public boolean isMet(
+        DependentResource<HasMetadata, Database> dependent, Database db, Context<Database> ctx) {
+      Topology topology = Topology.of(db);
+      return topology.issuesCertificate() && topology.requiresClientCertificates();
+    }
+  }
+
   /** More than one pod: the read-only Service and the PodDisruptionBudget are wanted. */
   public static final class Replicated implements Condition<HasMetadata, Database> {
     @Override

@@ -63,6 +63,13 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
   /** The server certificate Secret's volume, mounted at {@link EngineProfile#TLS_DIR}. */
   static final String TLS_VOLUME = "tls";
 
+  /**
+   * The application user's client certificate Secret's volume (spec.tls.clientCertificates),
+   * mounted at {@link EngineProfile#CLIENT_TLS_DIR}: PostgreSQL's pg_rewind connects to the primary
+   * as that user.
+   */
+  static final String CLIENT_TLS_VOLUME = "client-tls";
+
   /** 0640: read by the database user through the pod's fsGroup, by no one else. */
   static final int TLS_FILE_MODE = 0640;
 
@@ -128,6 +135,15 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
           .withName(TLS_VOLUME)
           .withNewSecret()
           .withSecretName(topology.serverCertificateSecret())
+          .withDefaultMode(TLS_FILE_MODE)
+          .endSecret()
+          .endVolume();
+    }
+    if (topology.requiresClientCertificates()) {
+      pod.addNewVolume()
+          .withName(CLIENT_TLS_VOLUME)
+          .withNewSecret()
+          .withSecretName(topology.clientTlsSecret())
           .withDefaultMode(TLS_FILE_MODE)
           .endSecret()
           .endVolume();
@@ -224,6 +240,14 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
               .withReadOnly(true)
               .build());
     }
+    if (Topology.of(db).requiresClientCertificates()) {
+      mounts.add(
+          new VolumeMountBuilder()
+              .withName(CLIENT_TLS_VOLUME)
+              .withMountPath(EngineProfile.CLIENT_TLS_DIR)
+              .withReadOnly(true)
+              .build());
+    }
     new TreeMap<>(profile.engineIncludes())
         .forEach(
             (file, path) ->
@@ -269,26 +293,38 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
   static List<EnvVar> replicationEnv(Database db, EngineProfile profile) {
     Topology topology = Topology.of(db);
     String secret = topology.credentialsSecret();
-    return List.of(
-        new EnvVarBuilder()
-            .withName("POD_NAME")
-            .withNewValueFrom()
-            .withNewFieldRef()
-            .withApiVersion("v1")
-            .withFieldPath("metadata.name")
-            .endFieldRef()
-            .endValueFrom()
-            .build(),
-        EngineProfile.value("CELLAR_PRIMARY_HOST", topology.primaryHost()),
-        EngineProfile.value("CELLAR_PORT", String.valueOf(profile.port())),
-        // disabled, enabled or required: the scripts connect to the primary over TLS, verifying
-        // it with the CA in CELLAR_TLS_DIR, unless disabled.
-        EngineProfile.value("CELLAR_TLS_MODE", EngineProfile.tlsMode(db)),
-        EngineProfile.value("CELLAR_TLS_DIR", EngineProfile.TLS_DIR),
-        EngineProfile.fromSecret(
-            "CELLAR_REPLICATION_USER", secret, Credentials.REPLICATION_USER, true),
-        EngineProfile.fromSecret(
-            "CELLAR_REPLICATION_PASSWORD", secret, Credentials.REPLICATION_PASSWORD, true));
+    List<EnvVar> env =
+        new ArrayList<>(
+            List.of(
+                new EnvVarBuilder()
+                    .withName("POD_NAME")
+                    .withNewValueFrom()
+                    .withNewFieldRef()
+                    .withApiVersion("v1")
+                    .withFieldPath("metadata.name")
+                    .endFieldRef()
+                    .endValueFrom()
+                    .build(),
+                EngineProfile.value("CELLAR_PRIMARY_HOST", topology.primaryHost()),
+                EngineProfile.value("CELLAR_PORT", String.valueOf(profile.port())),
+                // disabled, enabled or required: the scripts connect to the primary over TLS,
+                // verifying
+                // it with the CA in CELLAR_TLS_DIR, unless disabled.
+                EngineProfile.value("CELLAR_TLS_MODE", EngineProfile.tlsMode(db)),
+                EngineProfile.value("CELLAR_TLS_DIR", EngineProfile.TLS_DIR),
+                EngineProfile.fromSecret(
+                    "CELLAR_REPLICATION_USER", secret, Credentials.REPLICATION_USER, true),
+                EngineProfile.fromSecret(
+                    "CELLAR_REPLICATION_PASSWORD",
+                    secret,
+                    Credentials.REPLICATION_PASSWORD,
+                    true)));
+    if (topology.requiresClientCertificates()) {
+      // Only when asked for, so that Databases without it keep their pod template: the scripts
+      // then require the application user's client certificate (pg_hba.conf; REQUIRE X509).
+      env.add(EngineProfile.value("CELLAR_TLS_CLIENT_CERTIFICATES", "required"));
+    }
+    return env;
   }
 
   /**

@@ -44,7 +44,7 @@ public class TlsCaSecretDependent extends DatabaseChild<Secret>
         .withMetadata(dataMetadata(db, Keys.Component.DATABASE))
         .withType("Opaque")
         .withData(
-            TlsServerSecretDependent.encode(
+            IssuedCertificateSecret.encode(
                 Map.of(
                     Keys.Tls.CA_CERTIFICATE, ca.certificate(), Keys.Tls.CA_KEY, ca.privateKey())))
         .build();

@@ -96,6 +96,15 @@ public abstract class EngineProfile {
   /** Credentials the dump command needs, from the Secret named {@code secret}. */
   public abstract List<EnvVar> dumpEnv(String secret);
 
+  /**
+   * What the dump command also needs when spec.tls.clientCertificates is on and the Secret is
+   * mounted at {@link #CLIENT_TLS_DIR}; empty when it connects as a user that needs no certificate
+   * (the MySQL family dumps as root).
+   */
+  public List<EnvVar> dumpClientCertificateEnv() {
+    return List.of();
+  }
+
   /** The URI scheme of the credentials Secret's {@code uri}. */
   public abstract String uriScheme();
 
@@ -104,6 +113,12 @@ public abstract class EngineProfile {
 
   /** Where the server certificate Secret (tls.crt, tls.key, ca.crt) is mounted, when TLS is on. */
   public static final String TLS_DIR = "/etc/cellar-tls";
+
+  /**
+   * Where the application user's client certificate (spec.tls.clientCertificates) is mounted, in
+   * the database pods and the PostgreSQL backup Jobs.
+   */
+  public static final String CLIENT_TLS_DIR = "/etc/cellar-client-tls";
 
   /** spec.tls.mode as the scripts read it (CELLAR_TLS_MODE): disabled, enabled or required. */
   public static String tlsMode(Database db) {

@@ -119,6 +119,16 @@ public final class PostgresProfile extends EngineProfile {
         fromSecret("PGPASSWORD", secret, Credentials.PASSWORD));
   }
 
+  /** pg_dumpall connects as the application user, whom pg_hba.conf then asks for a certificate. */
+  @Override
+  public List<EnvVar> dumpClientCertificateEnv() {
+    return List.of(
+        value("PGSSLMODE", "verify-full"),
+        value("PGSSLROOTCERT", CLIENT_TLS_DIR + "/ca.crt"),
+        value("PGSSLCERT", CLIENT_TLS_DIR + "/tls.crt"),
+        value("PGSSLKEY", CLIENT_TLS_DIR + "/tls.key"));
+  }
+
   @Override
   public String verifyScript() {
     return resource("lib.sh") + "\n" + resource("postgresql/verify-dump.sh");

@@ -132,6 +132,32 @@ public final class Certificates {
    * replica presents it when the primary asks for client certificates).
    */
   public static Issued newServer(Issued ca, List<String> dnsNames, Instant now, Duration validity) {
+    return issue(
+        ca,
+        dnsNames.get(0),
+        dnsNames,
+        new KeyPurposeId[] {KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth},
+        now,
+        validity);
+  }
+
+  /**
+   * A new client certificate for the database user {@code user} (its common name, which
+   * PostgreSQL's clientcert=verify-full compares with the user name), signed by {@code ca}, for
+   * clients only. No subjectAltName: a user name need not be a DNS name.
+   */
+  public static Issued newClient(Issued ca, String user, Instant now, Duration validity) {
+    return issue(
+        ca, user, List.of(), new KeyPurposeId[] {KeyPurposeId.id_kp_clientAuth}, now, validity);
+  }
+
+  private static Issued issue(
+      Issued ca,
+      String commonName,
+      List<String> dnsNames,
+      KeyPurposeId[] purposes,
+      Instant now,
+      Duration validity) {
     try {
       X509Certificate caCert = parse(ca.certificate());
       PrivateKey caKey = privateKey(ca.privateKey());
@@ -143,7 +169,7 @@ public final class Certificates {
               serial(),
               Date.from(notBefore),
               Date.from(now.plus(validity)),
-              name(dnsNames.get(0)),
+              name(commonName),
               keys.getPublic());
       JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
       builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
@@ -151,16 +177,14 @@ public final class Certificates {
           Extension.keyUsage,
           true,
           new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyEncipherment));
-      builder.addExtension(
-          Extension.extendedKeyUsage,
-          false,
-          new ExtendedKeyUsage(
-              new KeyPurposeId[] {KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth}));
-      builder.addExtension(
-          Extension.subjectAlternativeName,
-          false,
-          new GeneralNames(
-              dnsNames.stream().map(Certificates::generalName).toArray(GeneralName[]::new)));
+      builder.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purposes));
+      if (!dnsNames.isEmpty()) {
+        builder.addExtension(
+            Extension.subjectAlternativeName,
+            false,
+            new GeneralNames(
+                dnsNames.stream().map(Certificates::generalName).toArray(GeneralName[]::new)));
+      }
       builder.addExtension(
           Extension.subjectKeyIdentifier, false, ext.createSubjectKeyIdentifier(keys.getPublic()));
       builder.addExtension(
@@ -168,8 +192,16 @@ public final class Certificates {
       X509Certificate cert = sign(builder, caKey);
       return new Issued(pem(cert), pem(keys.getPrivate()));
     } catch (GeneralSecurityException | IOException | OperatorCreationException e) {
-      throw new IllegalStateException("cannot issue a server certificate: " + e, e);
+      throw new IllegalStateException("cannot issue a certificate for " + commonName + ": " + e, e);
     }
+  }
+
+  /** The common name of a certificate's subject, or empty. */
+  public static Optional<String> commonName(X509Certificate cert) {
+    X500Name subject = X500Name.getInstance(cert.getSubjectX500Principal().getEncoded());
+    return java.util.Arrays.stream(subject.getRDNs(BCStyle.CN))
+        .findFirst()
+        .map(rdn -> rdn.getFirst().getValue().toString());
   }
 
   /** When a certificate Cellar issued is renewed: two thirds into its validity. */

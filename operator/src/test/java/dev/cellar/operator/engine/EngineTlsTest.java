@@ -21,7 +21,7 @@ class EngineTlsTest {
 
   static Database db(Engine engine, String version, TlsMode mode) {
     Database db = Scripts.db(engine, version);
-    db.getSpec().setTls(new TlsSpec(mode, null));
+    db.getSpec().setTls(new TlsSpec(mode, null, false));
     return db;
   }
 

@@ -91,7 +91,7 @@ class TlsStateTest {
 
   @Test
   void aUsersCertificateSecretMissingOrUnreadableIsDegradedAndNotRenewedByCellar() {
-    Topology topology = Topology.of(db(new TlsSpec(TlsMode.REQUIRED, "my-cert")));
+    Topology topology = Topology.of(db(new TlsSpec(TlsMode.REQUIRED, "my-cert", false)));
     TlsState missing = TlsState.of(topology, Optional.empty(), NOW);
     assertThat(missing.failure().orElseThrow().reason()).isEqualTo(Reason.CERTIFICATE_INVALID);
     assertThat(missing.failure().orElseThrow().message())

@@ -77,8 +77,10 @@ if [ "$role" = primary ]; then
     cellar_note "this replica is now the primary"
     rm -f "$data/cellar-replica.done" "$data/cellar-primary.done"
   fi
-  if cellar_has_replication_account; then
-    fingerprint=$(cellar_fingerprint primary "$CELLAR_REPLICATION_USER" "$CELLAR_REPLICATION_PASSWORD")
+  if cellar_has_replication_account || [ "${CELLAR_TLS_CLIENT_CERTIFICATES:-}" = required ]; then
+    # With client certificates required too (only then, so other primaries keep their marker).
+    fingerprint=$(cellar_fingerprint primary "${CELLAR_REPLICATION_USER:-}" "${CELLAR_REPLICATION_PASSWORD:-}" \
+      ${CELLAR_TLS_CLIENT_CERTIFICATES:+"$CELLAR_TLS_CLIENT_CERTIFICATES"})
     if ! cellar_marker_matches "$data/cellar-primary.done" "$fingerprint"; then
       run_without_network primary-setup.sh
       printf '%s\n' "$fingerprint" >"$data/cellar-primary.done"

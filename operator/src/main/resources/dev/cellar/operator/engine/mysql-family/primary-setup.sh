@@ -16,17 +16,35 @@ here=$(dirname "${BASH_SOURCE[0]}")
 if ! cellar_has_replication_account; then
   cellar_warn "no replication account (CELLAR_REPLICATION_USER/PASSWORD unset; the credentials" \
     "Secret lacks replication-user/replication-password): replicas of this primary cannot connect"
-  exit 0
+  # Without a server to talk to (the entrypoint runs it so only to warn), unless client
+  # certificates must still be required below.
+  [ "${CELLAR_TLS_CLIENT_CERTIFICATES:-}" = required ] || exit 0
 fi
 cellar_require_commands "$CELLAR_CLIENT"
-output=$(cellar_sql_replication_account "$CELLAR_REPLICATION_USER" "$CELLAR_REPLICATION_PASSWORD" \
-  | cellar_local_sql 2>&1) || cellar_die "creating the replication account" \
-  "'$CELLAR_REPLICATION_USER' on this server (${CELLAR_LOCAL_HOST:-127.0.0.1}) failed: $output." \
-  "Check that root's password matches the credentials Secret and that the server runs."
+if cellar_has_replication_account; then
+  output=$(cellar_sql_replication_account "$CELLAR_REPLICATION_USER" "$CELLAR_REPLICATION_PASSWORD" \
+    | cellar_local_sql 2>&1) || cellar_die "creating the replication account" \
+    "'$CELLAR_REPLICATION_USER' on this server (${CELLAR_LOCAL_HOST:-127.0.0.1}) failed: $output." \
+    "Check that root's password matches the credentials Secret and that the server runs."
+fi
+# spec.tls.clientCertificates: the application user must present a certificate signed by the
+# CA (ssl_ca) or it is refused; REQUIRE NONE otherwise. Logged, so the replicas have it too and a
+# promoted one needs no change.
+app_user=${MARIADB_USER:-${MYSQL_USER:-}}
+if [ -n "$app_user" ]; then
+  require=NONE
+  [ "${CELLAR_TLS_CLIENT_CERTIFICATES:-}" != required ] || require=X509
+  output=$(printf "ALTER USER IF EXISTS %s@'%%' REQUIRE %s;\n" "$(cellar_mysql_quote "$app_user")" \
+    "$require" | cellar_local_sql 2>&1) \
+    || cellar_die "requiring ${require} of the user '$app_user' failed: $output"
+  cellar_note "the user '$app_user' connects with REQUIRE $require"
+fi
 # A promoted replica forgets its source, so it never replicates from itself after a restart.
 if [ -n "$(cellar_configured_source_host 2>/dev/null || true)" ]; then
   { cellar_sql_stop_replica && cellar_sql_reset_replica_all; } | cellar_local_sql \
     || cellar_die "forgetting this server's replication source failed (see above)"
   cellar_note "this server no longer replicates: it is the primary"
 fi
-cellar_note "replication account '$CELLAR_REPLICATION_USER' is ready on the primary"
+if cellar_has_replication_account; then
+  cellar_note "replication account '$CELLAR_REPLICATION_USER' is ready on the primary"
+fi

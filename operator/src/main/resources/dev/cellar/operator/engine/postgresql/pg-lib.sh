@@ -43,23 +43,40 @@ cellar_pg_ssl_conninfo() {
 
 # libpq's environment for the tools that reach the primary (pg_basebackup, pg_rewind, psql):
 # exported, when TLS is on, by the scripts that only talk to the primary.
+# With client certificates required, also the application user's certificate: pg_rewind connects
+# as that user (the superuser), whom pg_hba.conf then asks for one.
 cellar_pg_export_primary_ssl() {
   if cellar_tls_on; then
     export PGSSLMODE=verify-full PGSSLROOTCERT
     PGSSLROOTCERT="$(cellar_tls_dir)/ca.crt"
+    if [ "${CELLAR_TLS_CLIENT_CERTIFICATES:-}" = required ]; then
+      export PGSSLCERT=${CELLAR_CLIENT_TLS_DIR:-/etc/cellar-client-tls}/tls.crt
+      export PGSSLKEY=${CELLAR_CLIENT_TLS_DIR:-/etc/cellar-client-tls}/tls.key
+    fi
   fi
 }
 
-# cellar_pg_tls_hba HBA_FILE: Cellar's block at the top of pg_hba.conf, from CELLAR_TLS_MODE.
-# With required, every TCP connection without TLS is rejected (replication too: "all" does not
-# match it); Unix-socket connections, which the probes and scripts use, are "local" lines and
-# unaffected. Otherwise the block is removed. Idempotent; returns 1 when it changed the file.
+# cellar_pg_tls_hba HBA_FILE: Cellar's block at the top of pg_hba.conf, from CELLAR_TLS_MODE and
+# CELLAR_TLS_CLIENT_CERTIFICATES. With required, every TCP connection without TLS is rejected
+# (replication too: "all" does not match it). With client certificates required, the application
+# user (POSTGRES_USER) gets in over TCP only with TLS, its password and a certificate signed by the
+# CA whose common name is its name (clientcert=verify-full). Unix-socket connections, which the
+# probes and scripts use, are "local" lines and unaffected. Otherwise the block is removed.
+# Idempotent; returns 1 when it changed the file.
 cellar_pg_tls_hba() {
-  local hba=$1 next
+  local hba=$1 next user=${POSTGRES_USER:-postgres}
   [ -f "$hba" ] || return 0
+  case $user in *'"'*) cellar_die "the user name '$user' has a double quote, which pg_hba.conf cannot name" ;; esac
   next="$hba.cellar"
   {
-    if [ "${CELLAR_TLS_MODE:-disabled}" = required ]; then
+    if [ "${CELLAR_TLS_CLIENT_CERTIFICATES:-}" = required ] && cellar_tls_on; then
+      printf '%s\n' '# cellar-tls begin: spec.tls.clientCertificates' \
+        "hostssl all \"$user\" all scram-sha-256 clientcert=verify-full" \
+        "hostnossl all \"$user\" all reject"
+      [ "${CELLAR_TLS_MODE:-disabled}" != required ] || printf '%s\n' 'hostnossl all all all reject' \
+        'hostnossl replication all all reject'
+      printf '%s\n' '# cellar-tls end'
+    elif [ "${CELLAR_TLS_MODE:-disabled}" = required ]; then
       printf '%s\n' '# cellar-tls begin: spec.tls.mode required' \
         'hostnossl all all all reject' \
         'hostnossl replication all all reject' \
@@ -73,7 +90,7 @@ cellar_pg_tls_hba() {
   fi
   chmod 600 "$next"
   mv -f "$next" "$hba"
-  cellar_note "pg_hba.conf: TLS ${CELLAR_TLS_MODE:-disabled}"
+  cellar_note "pg_hba.conf: TLS ${CELLAR_TLS_MODE:-disabled}, client certificates ${CELLAR_TLS_CLIENT_CERTIFICATES:-not required}"
   return 1
 }
 
