@@ -3,9 +3,12 @@
 #   pause     cellar.local/pause:1        the pod sandbox (pause/main.go, standard library only)
 #   postgres  cellar.local/postgres:15    Debian's postgresql-15 plus images/postgres/
 #   mariadb   cellar.local/mariadb:10.11  Debian's mariadb-server (10.11) plus images/mariadb/
+#   postgres17 cellar.local/postgres:17   Debian trixie's postgresql-17 plus images/postgres/ (the
+#                                         target of the major upgrade tests: bookworm has only 15)
 # The database images are root file systems made by mmdebstrap from the Debian sources apt is
 # configured with (/etc/apt/sources.list*), with this project's entrypoints honouring the official
-# images' environment contract. Each image is one OCI archive, kept in
+# images' environment contract; postgres17 from Debian's trixie suite, named to mmdebstrap alone
+# (the machine's own apt sources are left alone). Each image is one OCI archive, kept in
 # $CELLAR_CACHE/images/<name>-<recipe hash>.tar and rebuilt only when its recipe changes: this
 # script, the image's files, and the package versions apt would install.
 #
@@ -13,12 +16,12 @@
 #        e2e/realnode/images.sh import SOCKET [NAME...]  build, then import into containerd's k8s.io
 #                                                       namespace through SOCKET (skips present ones)
 #        e2e/realnode/images.sh ref NAME                 print the image reference
-# NAME: pause, postgres, mariadb (default: all three). Needs root, mmdebstrap, jq and Go.
+# NAME: pause, postgres, mariadb, postgres17 (default: all four). Needs root, mmdebstrap, jq and Go.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 self=$here/$(basename "${BASH_SOURCE[0]}")
 cache=${CELLAR_CACHE:-$HOME/.cache/cellar}/images
-ALL=(pause postgres mariadb)
+ALL=(pause postgres mariadb postgres17)
 
 say() { echo "realnode images: $*" >&2; }
 die() { echo "realnode images: error: $*" >&2; exit 1; }
@@ -27,6 +30,7 @@ ref() {
   case $1 in
     pause) echo cellar.local/pause:1 ;;
     postgres) echo cellar.local/postgres:15 ;;
+    postgres17) echo cellar.local/postgres:17 ;;
     mariadb) echo cellar.local/mariadb:10.11 ;;
     *) die "unknown image '$1' (one of: ${ALL[*]})" ;;
   esac
@@ -37,6 +41,7 @@ ref() {
 packages() {
   case $1 in
     postgres) echo mawk curl ca-certificates postgresql-15 postgresql-client-15 ;;
+    postgres17) echo mawk curl ca-certificates postgresql-17 postgresql-client-17 ;;
     mariadb) echo mawk curl ca-certificates mariadb-server mariadb-client ;;
   esac
 }
@@ -51,13 +56,22 @@ recipe_hash() {
       declare -f build_pause
       cat "$here/pause/go.mod" "$here/pause/main.go"
     else
-      declare -f packages build_db customize runtime_config debian_sources
-      cat "$here/images/$name"/*
-      # shellcheck disable=SC2046 # one word per package
-      apt-cache policy $(packages "$name") 2>/dev/null | grep -E '^[^ ]|Candidate'
+      declare -f packages build_db customize runtime_config debian_sources major_of files_of
+      cat "$here/images/$(files_of "$name")"/*
+      if [ "$name" = postgres17 ]; then
+        # This machine's apt does not see trixie: its suite and packages stand for the versions.
+        echo "$TRIXIE_SOURCE"
+      else
+        # shellcheck disable=SC2046 # one word per package
+        apt-cache policy $(packages "$name") 2>/dev/null | grep -E '^[^ ]|Candidate'
+      fi
     fi
   } | sha256sum | cut -c1-12
 }
+# The Debian suite the PostgreSQL 17 image comes from, given to mmdebstrap only.
+TRIXIE_SOURCE="deb http://deb.debian.org/debian trixie main"
+major_of() { case $1 in postgres) echo 15 ;; postgres17) echo 17 ;; esac; }
+files_of() { case $1 in postgres17) echo postgres ;; *) echo "$1" ;; esac; }
 archive_of() { echo "$cache/$1-$(recipe_hash "$1").tar"; }
 
 # ---------------------------------------------------------------------------------------------
@@ -132,18 +146,22 @@ debian_sources() {
 build_db() {
   local name=$1 out=$2 runtime=$3 codename sources rootfs
   command -v mmdebstrap >/dev/null || die "mmdebstrap is missing: run e2e/realnode/install-deps.sh"
-  codename=$(codename)
-  mapfile -t sources < <(debian_sources)
-  [ ${#sources[@]} -gt 0 ] || die "no apt source under /etc/apt carries '$codename'"
+  if [ "$name" = postgres17 ]; then
+    codename=trixie sources=("$TRIXIE_SOURCE")
+  else
+    codename=$(codename)
+    mapfile -t sources < <(debian_sources)
+    [ ${#sources[@]} -gt 0 ] || die "no apt source under /etc/apt carries '$codename'"
+  fi
   rootfs=$(mktemp -u "$cache/.$name-XXXXXX.tar")
   # The uid and gid 999 of the official images' database user, in place before the packages'
   # maintainer scripts create the user (they keep an existing one).
   local user home
-  case $name in postgres) user=postgres home=/var/lib/postgresql ;; mariadb) user=mysql home=/nonexistent ;; esac
+  case $name in postgres*) user=postgres home=/var/lib/postgresql ;; mariadb) user=mysql home=/nonexistent ;; esac
   local hooks=(--essential-hook="echo '$user:x:999:999::$home:/bin/bash' >>\"\$1/etc/passwd\"; echo '$user:x:999:' >>\"\$1/etc/group\"")
   # No cluster made by the package: the entrypoint initialises PGDATA.
   # shellcheck disable=SC2016 # $1 is mmdebstrap's, expanded by its hook shell
-  [ "$name" != postgres ] || hooks+=(--essential-hook='mkdir -p "$1/etc/postgresql-common" && echo "create_main_cluster = false" >"$1/etc/postgresql-common/createcluster.conf"')
+  [ "$(files_of "$name")" != postgres ] || hooks+=(--essential-hook='mkdir -p "$1/etc/postgresql-common" && echo "create_main_cluster = false" >"$1/etc/postgresql-common/createcluster.conf"')
   # /run is kept (customize empties it and makes the sockets' directories there).
   mmdebstrap --quiet --variant=essential --mode=root --format=tar --skip=cleanup/run \
     --aptopt='APT::Install-Recommends "false"' \
@@ -159,19 +177,19 @@ build_db() {
 # customize NAME ROOT: the image's own files and directories, inside mmdebstrap's root.
 customize() {
   local name=$1 root=$2
-  install -m 0755 "$here/images/$name"/*.sh "$root/usr/local/bin/"
+  install -m 0755 "$here/images/$(files_of "$name")"/*.sh "$root/usr/local/bin/"
   rm -rf "${root:?}/run/"*
   install -d -m 1777 "$root/run/lock"
   mkdir -p "$root/docker-entrypoint-initdb.d"
   case $name in
-    postgres)
+    postgres*)
       rm -rf "${root:?}/var/lib/postgresql/"*
       install -d -o 999 -g 999 -m 0755 "$root/var/lib/postgresql"
       install -d -o 999 -g 999 -m 1777 "$root/var/lib/postgresql/data"
       install -d -o 999 -g 999 -m 3777 "$root/run/postgresql"
       # As in the official image: a new cluster listens on every address.
       sed -i "s/^#listen_addresses = 'localhost'/listen_addresses = '*'/" \
-        "$root/usr/share/postgresql/15/postgresql.conf.sample"
+        "$root/usr/share/postgresql/$(major_of "$name")/postgresql.conf.sample"
       ;;
     mariadb)
       rm -rf "${root:?}/var/lib/mysql/"*
@@ -189,9 +207,9 @@ customize() {
 runtime_config() {
   local path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
   case $1 in
-    postgres)
-      jq -n --arg path "$path:/usr/lib/postgresql/15/bin" '{
-        Env: ["PATH=\($path)", "LANG=C.UTF-8", "PG_MAJOR=15", "PGDATA=/var/lib/postgresql/data"],
+    postgres*)
+      jq -n --arg path "$path:/usr/lib/postgresql/$(major_of "$1")/bin" --arg major "$(major_of "$1")" '{
+        Env: ["PATH=\($path)", "LANG=C.UTF-8", "PG_MAJOR=\($major)", "PGDATA=/var/lib/postgresql/data"],
         Entrypoint: ["docker-entrypoint.sh"], Cmd: ["postgres"], StopSignal: "SIGINT",
         ExposedPorts: {"5432/tcp": {}}, Volumes: {"/var/lib/postgresql/data": {}}}' ;;
     mariadb)
@@ -213,9 +231,10 @@ build() { # build NAME: the archive, built if missing; prints its path
       *) build_db "$name" "$out" "$(runtime_config "$name")" ;;
     esac
     say "built $(ref "$name") in $((SECONDS - start)) s ($(du -m "$out" | cut -f1) MiB)"
-    # Older recipes of this image are of no further use.
-    find "$cache" -maxdepth 1 -name "$name-*.tar" ! -path "$out" -delete
   fi
+  # Older recipes of this image unused for a day go (another worktree may still use a recent one).
+  touch "$out"
+  find "$cache" -maxdepth 1 -name "$name-*.tar" ! -path "$out" -mtime +0 -delete
   echo "$out"
 }
 

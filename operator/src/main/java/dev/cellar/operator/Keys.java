@@ -41,6 +41,15 @@ public final class Keys {
   /** On the StatefulSet: the version that runs, so version rules survive a lost status. */
   public static final String VERSION_ANNOTATION = "cellar.dev/version";
 
+  /**
+   * On the StatefulSet after a major upgrade by dump and restore (PostgreSQL): the version the data
+   * came from, and the image that dumped it (the init container runs it; the new pods find their
+   * new data directory by it).
+   */
+  public static final String UPGRADED_FROM_ANNOTATION = "cellar.dev/upgraded-from";
+
+  public static final String UPGRADED_FROM_IMAGE_ANNOTATION = "cellar.dev/upgraded-from-image";
+
   /** On the pod template: a hash of the ConfigMap's files, so a changed script rolls the pods. */
   public static final String CONFIG_HASH_ANNOTATION = "cellar.dev/config-hash";
 

@@ -22,6 +22,9 @@ public record Topology(Database db) {
   public static final String DATA_VOLUME = "data";
 
   /** The database container in every database pod. */
+  /** The init container that dumps the old major's data in a major upgrade (old image). */
+  public static final String MAJOR_UPGRADE_CONTAINER = "major-upgrade";
+
   public static final String DATABASE_CONTAINER = "database";
 
   /** The container of the backup Jobs. */
@@ -310,7 +313,28 @@ public record Topology(Database db) {
   /** Which version to run, given the StatefulSet that exists. */
   public VersionDecision versionDecision(Optional<StatefulSet> existing) {
     return VersionDecision.decide(
-        profile(), db.getSpec().getVersion(), existing.flatMap(Topology::runningVersion));
+        profile(),
+        db.getSpec().getVersion(),
+        existing.flatMap(Topology::runningVersion),
+        existing.flatMap(s -> annotation(s, Keys.UPGRADED_FROM_ANNOTATION)),
+        Optional.ofNullable(db.getSpec().getReplicas()).orElse(1));
+  }
+
+  private static Optional<String> annotation(StatefulSet sts, String key) {
+    return Optional.ofNullable(sts.getMetadata().getAnnotations()).map(a -> a.get(key));
+  }
+
+  /**
+   * The image that dumped the old major's data in a major upgrade: recorded on the StatefulSet,
+   * else (the upgrade is being decided now) the one that runs.
+   */
+  public static Optional<String> upgradedFromImage(
+      VersionDecision decision, Optional<StatefulSet> existing) {
+    if (decision.upgradedFrom().isEmpty() || existing.isEmpty()) {
+      return Optional.empty();
+    }
+    return annotation(existing.get(), Keys.UPGRADED_FROM_IMAGE_ANNOTATION)
+        .or(() -> Optional.of(runningImage(existing.get())));
   }
 
   /** The version the spec asks for (the CRD's pattern makes it parse). */

@@ -83,7 +83,7 @@ class DayTwoIT extends ReconcilerTestBase {
         .atMost(CONVERGE)
         .until(() -> hasEvent("refuse", Reason.DOWNGRADE_REFUSED.value()));
 
-    edit("refuse", s -> s.setVersion("17"));
+    edit("refuse", s -> s.setVersion("18"));
     await("MajorUpgradeUnsupported")
         .atMost(CONVERGE)
         .untilAsserted(
@@ -101,6 +101,73 @@ class DayTwoIT extends ReconcilerTestBase {
 
     edit("refuse", s -> s.setVersion("16.4"));
     awaitPhase("refuse", Phase.Ready);
+  }
+
+  @Test
+  void aPostgresMajorUpgradeDumpsWithTheOldImageRestoresIntoANewDirectoryAndCanRollBack() {
+    createReady("pgmajor", Engine.POSTGRESQL, "15", s -> {});
+    // kwok's pods come and go at once: the status passes UpgradingMajor too fast to be seen here
+    // (the real node's MajorUpgradeRealNodeIT sees it); the StatefulSet is what this proves.
+    edit("pgmajor", s -> s.setVersion("17"));
+    await("17 runs, from a new data directory, after a dump by the 15 image")
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () -> {
+              StatefulSet sts = sts("pgmajor");
+              assertThat(image(sts)).isEqualTo("postgres:17");
+              assertThat(sts.getMetadata().getAnnotations())
+                  .containsEntry(Keys.VERSION_ANNOTATION, "17")
+                  .containsEntry(Keys.UPGRADED_FROM_ANNOTATION, "15")
+                  .containsEntry(Keys.UPGRADED_FROM_IMAGE_ANNOTATION, "postgres:15");
+              var init = sts.getSpec().getTemplate().getSpec().getInitContainers();
+              assertThat(init).hasSize(1);
+              assertThat(init.get(0).getName()).isEqualTo(Topology.MAJOR_UPGRADE_CONTAINER);
+              assertThat(init.get(0).getImage()).isEqualTo("postgres:15");
+              assertThat(init.get(0).getCommand()).contains("dump");
+              var env = sts.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv();
+              assertThat(env)
+                  .anySatisfy(
+                      e -> {
+                        assertThat(e.getName()).isEqualTo("PGDATA");
+                        assertThat(e.getValue()).isEqualTo("/var/lib/postgresql/data/pgdata-17");
+                      })
+                  .anySatisfy(
+                      e -> {
+                        assertThat(e.getName()).isEqualTo("CELLAR_UPGRADE_OLD_DATA");
+                        assertThat(e.getValue()).isEqualTo("/var/lib/postgresql/data/pgdata");
+                      });
+              Database db = get("pgmajor");
+              assertThat(db.getStatus().getVersion()).isEqualTo("17");
+              assertThat(db.getStatus().getPhase()).isEqualTo(Phase.Ready);
+            });
+
+    // A later reconcile keeps the record; the way back is the old major on its own directory.
+    edit("pgmajor", s -> s.setVersion("15"));
+    await("15 runs again on its old data directory")
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () -> {
+              StatefulSet sts = sts("pgmajor");
+              assertThat(image(sts)).isEqualTo("postgres:15");
+              assertThat(sts.getMetadata().getAnnotations())
+                  .doesNotContainKey(Keys.UPGRADED_FROM_ANNOTATION);
+              assertThat(sts.getSpec().getTemplate().getSpec().getInitContainers()).isEmpty();
+              assertThat(get("pgmajor").getStatus().getVersion()).isEqualTo("15");
+              assertThat(get("pgmajor").getStatus().getPhase()).isEqualTo(Phase.Ready);
+            });
+  }
+
+  @Test
+  void aPostgresMajorUpgradeWithReplicasIsRefusedUntilOnePodRuns() {
+    createReady("pgthree", Engine.POSTGRESQL, "15", s -> s.setReplicas(2));
+    StatefulSet before = sts("pgthree");
+    edit("pgthree", s -> s.setVersion("17"));
+    Database db = awaitPhase("pgthree", Phase.Degraded);
+    assertThat(condition(db, Type.DEGRADED).getReason())
+        .isEqualTo(Reason.MAJOR_UPGRADE_UNSUPPORTED.value());
+    assertThat(condition(db, Type.DEGRADED).getMessage()).contains("spec.replicas to 1");
+    assertThat(sts("pgthree").getMetadata().getGeneration())
+        .isEqualTo(before.getMetadata().getGeneration());
   }
 
   @Test

@@ -144,7 +144,11 @@ public class DatabaseSpec {
   @JsonPropertyDescription(
       "Engine version, e.g. \"16\" or \"16.4\" (postgresql 13-18), \"8.4\" (mysql 8.0, 8.4, 9),"
           + " \"11.4\" (mariadb 10.6, 10.11, 11.4, 11.8). Minor and patch changes roll out; a"
-          + " downgrade is refused.")
+          + " downgrade is refused. A postgresql major change (up to 17) is upgraded by dump and"
+          + " restore: the old image dumps, the new restores into a new data directory on the same"
+          + " volume (writes stop meanwhile), the old directory is kept and setting the old major"
+          + " back runs it again; set spec.image with it when you name images. mysql and mariadb"
+          + " majors roll out in place.")
   @Required
   @Pattern(VERSION_PATTERN)
   @Size(max = 32)

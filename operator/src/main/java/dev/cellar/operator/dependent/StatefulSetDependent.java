@@ -99,12 +99,16 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
                 () ->
                     new IllegalStateException("no runnable version for " + topology.statefulSet()));
     String image = topology.image(decision, existing);
+    Optional<String> oldImage = Topology.upgradedFromImage(decision, existing);
+    Optional<EngineVersion> upgradedFrom =
+        decision.upgradedFrom().filter(f -> oldImage.isPresent());
     Map<String, String> labels = Keys.labels(db, Keys.Component.DATABASE);
+    Container database = container(db, profile, version, image, upgradedFrom);
     PodSpecBuilder pod =
         new PodSpecBuilder()
             .withSecurityContext(PodSecurity.pod())
             .withEnableServiceLinks(false)
-            .withContainers(containers(db, profile, version, image))
+            .withContainers(containers(db, profile, database))
             .addNewVolume()
             .withName(CONFIG_VOLUME)
             .withNewConfigMap()
@@ -145,11 +149,32 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
           .endVolume();
     }
     PodScheduling.apply(db, pod);
-    BootstrapRestore.apply(db, profile, version, image, pod);
+    Map<String, String> upgradeAnnotations = new TreeMap<>();
+    if (upgradedFrom.isPresent()) {
+      // The old major's image dumps its data before the new server restores it (the engine's
+      // script does nothing once the new data directory is restored, or on a replica).
+      pod.addToInitContainers(
+          new ContainerBuilder(database)
+              .withName(Topology.MAJOR_UPGRADE_CONTAINER)
+              .withImage(oldImage.get())
+              .withCommand(profile.majorUpgradeDumpCommand())
+              .withArgs()
+              .withPorts()
+              .withReadinessProbe(null)
+              .withLivenessProbe(null)
+              .withStartupProbe(null)
+              .build());
+      upgradeAnnotations.put(Keys.UPGRADED_FROM_ANNOTATION, upgradedFrom.get().toString());
+      upgradeAnnotations.put(Keys.UPGRADED_FROM_IMAGE_ANNOTATION, oldImage.get());
+    } else {
+      // A Database restored from a backup is restored once, into its first data directory.
+      BootstrapRestore.apply(db, profile, version, image, pod);
+    }
     return new StatefulSetBuilder()
         .withMetadata(metadata(db, Keys.Component.DATABASE))
         .editMetadata()
         .addToAnnotations(Keys.VERSION_ANNOTATION, version.toString())
+        .addToAnnotations(upgradeAnnotations)
         .endMetadata()
         .withNewSpec()
         .withServiceName(topology.headlessService())
@@ -184,9 +209,9 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
 
   /** The database container, then the exporter while spec.monitoring is on. */
   private static List<Container> containers(
-      Database db, EngineProfile profile, EngineVersion version, String image) {
+      Database db, EngineProfile profile, Container database) {
     List<Container> containers = new ArrayList<>();
-    containers.add(container(db, profile, version, image));
+    containers.add(database);
     if (Topology.of(db).monitoringOn()) {
       containers.add(exporter(db, profile));
     }
@@ -229,7 +254,11 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
   }
 
   private static Container container(
-      Database db, EngineProfile profile, EngineVersion version, String image) {
+      Database db,
+      EngineProfile profile,
+      EngineVersion version,
+      String image,
+      Optional<EngineVersion> upgradedFrom) {
     List<VolumeMount> mounts =
         new ArrayList<>(
             List.of(
@@ -275,7 +304,12 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
                         .withSubPath(file)
                         .withReadOnly(true)
                         .build()));
-    List<EnvVar> env = new ArrayList<>(profile.env(Topology.of(db).credentialsSecret(), version));
+    String secret = Topology.of(db).credentialsSecret();
+    List<EnvVar> env =
+        new ArrayList<>(
+            upgradedFrom
+                .map(from -> profile.majorUpgradeEnv(secret, version, from))
+                .orElseGet(() -> profile.env(secret, version)));
     env.addAll(replicationEnv(db, profile));
     // primary-setup.sh creates the exporter's account, whether or not the exporter runs.
     env.addAll(EngineProfile.monitoringAccountEnv(Topology.of(db).monitoringSecret()));

@@ -241,6 +241,29 @@ public abstract class EngineProfile {
    */
   public abstract boolean upgradesMajorInPlace();
 
+  /**
+   * Whether a major change from {@code running} to {@code wanted} is upgraded by dumping the old
+   * data with the old image and restoring it into a new data directory with the new one (see {@link
+   * #majorUpgradeEnv}); the old data directory stays as it was, for a rollback.
+   */
+  public boolean upgradesMajorByDump(EngineVersion running, EngineVersion wanted) {
+    return false;
+  }
+
+  /**
+   * The database container's environment after a major upgrade from {@code from} by dump and
+   * restore: the new data directory, the old one and the dump's path. The init container that dumps
+   * runs the old image with the same environment and {@link #majorUpgradeDumpCommand}.
+   */
+  public List<EnvVar> majorUpgradeEnv(String secret, EngineVersion version, EngineVersion from) {
+    return env(secret, version);
+  }
+
+  /** The command of the init container that dumps the old major's data (old image). */
+  public List<String> majorUpgradeDumpCommand() {
+    return List.of();
+  }
+
   public Probe readinessProbe() {
     return execProbe(readinessCommand(), 5, 3);
   }

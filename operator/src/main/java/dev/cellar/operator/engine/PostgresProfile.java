@@ -49,6 +49,45 @@ public final class PostgresProfile extends EngineProfile {
         : "/var/lib/postgresql/data/pgdata";
   }
 
+  /**
+   * After a major upgrade by dump and restore: one data directory per major beside the first, on
+   * the same volume ({@code pgdata-17}); the old one and the dump stay.
+   */
+  String upgradedDataDirectory(EngineVersion version) {
+    return "/var/lib/postgresql/data/pgdata-" + version.major();
+  }
+
+  @Override
+  public boolean upgradesMajorByDump(EngineVersion running, EngineVersion wanted) {
+    // 18 moves the volume's mount point (VERSIONED_PGDATA_SINCE): not yet.
+    return running.major() < VERSIONED_PGDATA_SINCE
+        && wanted.major() < VERSIONED_PGDATA_SINCE
+        && wanted.major() > running.major();
+  }
+
+  @Override
+  public List<EnvVar> majorUpgradeEnv(String secret, EngineVersion version, EngineVersion from) {
+    List<EnvVar> env = new ArrayList<>();
+    for (EnvVar e : env(secret, version)) {
+      env.add(e.getName().equals("PGDATA") ? value("PGDATA", upgradedDataDirectory(version)) : e);
+    }
+    env.add(value("CELLAR_UPGRADE_OLD_DATA", dataDirectory(from)));
+    env.add(
+        value(
+            "CELLAR_UPGRADE_DUMP",
+            "/var/lib/postgresql/data/cellar-upgrade-"
+                + from.major()
+                + "-to-"
+                + version.major()
+                + ".sql.gz"));
+    return env;
+  }
+
+  @Override
+  public List<String> majorUpgradeDumpCommand() {
+    return List.of("bash", CELLAR_DIR + "/major-upgrade.sh", "dump");
+  }
+
   @Override
   public List<EnvVar> env(String secret, EngineVersion version) {
     return List.of(
@@ -131,7 +170,13 @@ public final class PostgresProfile extends EngineProfile {
    * operator runs through pods/exec to fail over.
    */
   static final List<String> SCRIPTS =
-      List.of("entrypoint.sh", "pg-lib.sh", "primary-setup.sh", "replica-bootstrap.sh", "role.sh");
+      List.of(
+          "entrypoint.sh",
+          "pg-lib.sh",
+          "primary-setup.sh",
+          "replica-bootstrap.sh",
+          "role.sh",
+          "major-upgrade.sh");
 
   /**
    * The server's TLS settings when spec.tls is on: the mounted certificate, and the CA that client

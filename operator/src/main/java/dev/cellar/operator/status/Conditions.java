@@ -59,6 +59,8 @@ public final class Conditions {
     SWITCHOVER_FAILED("SwitchoverFailed"),
     // Progressing
     UPGRADING("Upgrading", Type.PROGRESSING),
+    // A major upgrade by dump and restore (PostgreSQL): the old major dumps, the new restores.
+    UPGRADING_MAJOR("UpgradingMajor", Type.PROGRESSING),
     ROLLING_OUT("RollingOut", Type.PROGRESSING),
     RESIZING_STORAGE("ResizingStorage", Type.READY, Type.PROGRESSING),
     RECONCILED("Reconciled", Type.PROGRESSING),

@@ -34,7 +34,12 @@ public final class EventRecorder {
 
   /** Progressing reasons that announce an operation the user started. */
   static final Set<Reason> STARTED_OPERATIONS =
-      Set.of(Reason.UPGRADING, Reason.RESIZING_STORAGE, Reason.HIBERNATING, Reason.WAKING);
+      Set.of(
+          Reason.UPGRADING,
+          Reason.UPGRADING_MAJOR,
+          Reason.RESIZING_STORAGE,
+          Reason.HIBERNATING,
+          Reason.WAKING);
 
   /** Progressing reasons that announce an operation finished (its end is not Ready). */
   static final Set<Reason> FINISHED_OPERATIONS = Set.of(Reason.HIBERNATED);

@@ -278,6 +278,21 @@ public final class StatusFactory {
     }
     String previousVersion = f.previous().getVersion();
     if (!f.rolledOut()
+        && decision.upgradedFrom().isPresent()
+        && f.runningVersion().isPresent()
+        && !f.runningVersion().get().equals(previousVersion)) {
+      return new Verdict(
+          true,
+          Reason.UPGRADING_MAJOR,
+          "upgrading the major version from "
+              + decision.upgradedFrom().get()
+              + " to "
+              + f.runningVersion().get()
+              + " by dump and restore (writes stop until the new primary is ready; the old data"
+              + " directory is kept): "
+              + f.replicasReady());
+    }
+    if (!f.rolledOut()
         && previousVersion != null
         && f.runningVersion().isPresent()
         && !f.runningVersion().get().equals(previousVersion)) {

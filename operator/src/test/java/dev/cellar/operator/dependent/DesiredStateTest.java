@@ -178,9 +178,10 @@ class DesiredStateTest {
 
   @Test
   void aRefusedVersionKeepsTheRunningImageAndTemplateSize() {
+    // 18: a PostgreSQL major Cellar does not upgrade to (16 -> 17 is upgraded by dump and restore).
     Database db = db(Engine.POSTGRESQL, "16.4");
     StatefulSet running = statefulSet(db, Optional.empty());
-    db.getSpec().setVersion("17");
+    db.getSpec().setVersion("18");
     db.getSpec().setStorage("200Gi");
     StatefulSet next = statefulSet(db, Optional.of(running));
     assertThat(next.getSpec().getTemplate().getSpec().getContainers().get(0).getImage())

@@ -52,7 +52,8 @@ class EngineProfileTest {
             "entrypoint.sh",
             "primary-setup.sh",
             "replica-bootstrap.sh",
-            "role.sh");
+            "role.sh",
+            "major-upgrade.sh");
     assertThat(files.get("entrypoint.sh"))
         .startsWith("#!/usr/bin/env bash")
         .contains("set -euo pipefail", "exec \"$image_entrypoint\" postgres \"$@\"");

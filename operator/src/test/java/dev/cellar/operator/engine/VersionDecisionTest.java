@@ -62,12 +62,42 @@ class VersionDecisionTest {
   }
 
   @Test
-  void postgresMajorUpgradesAreRefusedButMySqlAndMariaDbGoAhead() {
-    VersionDecision pg = decide(POSTGRES, "17", "16.4");
-    assertThat(pg.refusal().get().reason()).isEqualTo(Reason.MAJOR_UPGRADE_UNSUPPORTED);
-    assertThat(pg.target()).hasValue(EngineVersion.parse("16.4"));
-    assertThat(pg.refusal().get().message()).contains("pg_upgrade").contains("a 16 version");
+  void postgresMajorUpgradesGoAheadByDumpUpToSeventeenAndMySqlAndMariaDbInPlace() {
+    VersionDecision pg = decide(POSTGRES, "17", "15");
+    assertThat(pg.refusal()).isEmpty();
+    assertThat(pg.target()).hasValue(EngineVersion.parse("17"));
+    assertThat(pg.upgradedFrom()).hasValue(EngineVersion.parse("15"));
+    VersionDecision three =
+        VersionDecision.decide(POSTGRES, "17", Optional.of("15"), Optional.empty(), 3);
+    assertThat(three.refusal().get().reason()).isEqualTo(Reason.MAJOR_UPGRADE_UNSUPPORTED);
+    assertThat(three.refusal().get().message()).contains("spec.replicas to 1");
+    assertThat(three.target()).hasValue(EngineVersion.parse("15"));
+    VersionDecision to18 = decide(POSTGRES, "18", "16.4");
+    assertThat(to18.refusal().get().reason()).isEqualTo(Reason.MAJOR_UPGRADE_UNSUPPORTED);
+    assertThat(to18.target()).hasValue(EngineVersion.parse("16.4"));
+    assertThat(to18.refusal().get().message()).contains("a 16 version");
     assertThat(decide(MYSQL, "9", "8.4").target()).hasValue(EngineVersion.parse("9"));
+    assertThat(decide(MYSQL, "9", "8.4").upgradedFrom()).isEmpty();
     assertThat(decide(MARIADB, "11.8", "11.4").refusal()).isEmpty();
+  }
+
+  @Test
+  void anUpgradedPostgresKeepsItsRecordRollsBackToTheOldMajorAndRefusesASecondUpgrade() {
+    Optional<String> from15 = Optional.of("15");
+    VersionDecision same = VersionDecision.decide(POSTGRES, "17.2", Optional.of("17"), from15, 1);
+    assertThat(same.target()).hasValue(EngineVersion.parse("17.2"));
+    assertThat(same.upgradedFrom()).hasValue(EngineVersion.parse("15"));
+    VersionDecision back = VersionDecision.decide(POSTGRES, "15", Optional.of("17"), from15, 3);
+    assertThat(back.refusal()).isEmpty();
+    assertThat(back.target()).hasValue(EngineVersion.parse("15"));
+    assertThat(back.upgradedFrom()).as("the old data directory again").isEmpty();
+    VersionDecision older = VersionDecision.decide(POSTGRES, "14", Optional.of("17"), from15, 1);
+    assertThat(older.refusal().get().reason()).isEqualTo(Reason.DOWNGRADE_REFUSED);
+    assertThat(older.upgradedFrom()).hasValue(EngineVersion.parse("15"));
+    VersionDecision second =
+        VersionDecision.decide(POSTGRES, "16", Optional.of("15"), Optional.of("14"), 1);
+    assertThat(second.refusal().get().reason()).isEqualTo(Reason.MAJOR_UPGRADE_UNSUPPORTED);
+    assertThat(second.refusal().get().message()).contains("second major upgrade");
+    assertThat(second.target()).hasValue(EngineVersion.parse("15"));
   }
 }

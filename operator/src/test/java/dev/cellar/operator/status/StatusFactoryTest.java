@@ -218,6 +218,29 @@ class StatusFactoryTest {
   }
 
   @Test
+  void aPostgresMajorUpgradeSaysUpgradingMajorUntilRolledOutThenNamesTheNewVersion() {
+    Database db = db("15", 1);
+    db.setStatus(
+        StatusFactory.compute(
+            db, observed(db, Optional.of(sts("15", 1, 1, true)), true, Optional.empty()), T0));
+    db.getSpec().setVersion("17");
+    db.getMetadata().setGeneration(2L);
+    StatefulSet rolling = sts("17", 1, 0, false);
+    rolling.getMetadata().getAnnotations().put("cellar.dev/upgraded-from", "15");
+    DatabaseStatus status =
+        StatusFactory.compute(db, observed(db, Optional.of(rolling), false, Optional.empty()), T0);
+    assertThat(condition(status, Type.PROGRESSING).getReason())
+        .isEqualTo(Reason.UPGRADING_MAJOR.value());
+    assertThat(condition(status, Type.PROGRESSING).getMessage()).contains("from 15 to 17");
+    db.setStatus(status);
+    StatefulSet done = sts("17", 1, 1, true);
+    done.getMetadata().getAnnotations().put("cellar.dev/upgraded-from", "15");
+    status = StatusFactory.compute(db, observed(db, Optional.of(done), true, Optional.empty()), T0);
+    assertThat(status.getPhase()).isEqualTo(Phase.Ready);
+    assertThat(status.getVersion()).isEqualTo("17");
+  }
+
+  @Test
   void anUnsupportedVersionWithNothingRunningFails() {
     Database db = db("9", 1);
     DatabaseStatus status =

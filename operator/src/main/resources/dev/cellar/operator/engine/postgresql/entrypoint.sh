@@ -10,6 +10,10 @@
 #     for a new Database (cellar_bootstrap_allowed); else the pod waits for a failover.
 #   - a replica (standby): replica-bootstrap.sh clones an empty PGDATA from the primary with
 #     pg_basebackup, checks an existing standby, or rewinds a former primary (pg_rewind).
+#   - after a major upgrade (CELLAR_UPGRADE_DUMP set, see major-upgrade.sh), a primary whose new
+#     PGDATA is not restored yet: the image's entrypoint initialises it, the server runs on its
+#     socket only while major-upgrade.sh restores the old major's dump, and stops again. A
+#     half-done restore (a restart in the middle) starts the new PGDATA over.
 # Then the server runs for real, in the foreground (exec). A fingerprint of the primary's setup in
 # PGDATA (cellar-primary.done) skips the extra start on restarts.
 #
@@ -27,6 +31,12 @@ image_entrypoint=${CELLAR_IMAGE_ENTRYPOINT:-docker-entrypoint.sh}
 data=$(cellar_pg_data_dir)
 has_data=0
 if [ -s "$data/PG_VERSION" ]; then has_data=1; fi
+upgrade_pending=0
+if [ -n "${CELLAR_UPGRADE_DUMP:-}" ] && [ -s "$CELLAR_UPGRADE_DUMP" ] \
+  && [ ! -f "$data/cellar-upgrade.done" ]; then
+  upgrade_pending=1
+  has_data=1 # in the dump
+fi
 role=$(cellar_await_role_with_data "$has_data" "$data/cellar-demoted")
 
 # Ready: the image's entrypoint has exec'd postgres (its temporary init server has come and gone)
@@ -51,6 +61,30 @@ setup_primary() {
   cellar_clear_traps
   unset CELLAR_LOCAL_HOST
 }
+
+restore_upgrade() {
+  if [ -s "$data/PG_VERSION" ]; then
+    cellar_note "major upgrade: an earlier restore into $data did not finish; starting it over"
+    find "$data" -mindepth 1 -delete
+  fi
+  cellar_note "major upgrade: initialising $data, then restoring $CELLAR_UPGRADE_DUMP"
+  cellar_start_child "$image_entrypoint" postgres "$@" -c listen_addresses=
+  export CELLAR_LOCAL_HOST=${CELLAR_SOCKET_DIR:-/var/run/postgresql}
+  cellar_await_own_server postgres major-upgrade.sh "accept connections on $CELLAR_LOCAL_HOST"
+  if ! bash "$here/major-upgrade.sh" restore; then
+    kill -INT "$CELLAR_CHILD"
+    cellar_wait_pid_exit "$CELLAR_CHILD" 300 postgres
+    cellar_die "major-upgrade.sh restore failed (see above); the pod restarts and tries again"
+  fi
+  kill -INT "$CELLAR_CHILD"
+  cellar_wait_pid_exit "$CELLAR_CHILD" 300 postgres
+  cellar_clear_traps
+  unset CELLAR_LOCAL_HOST
+}
+
+if [ "$role" = primary ] && [ "$upgrade_pending" = 1 ]; then
+  restore_upgrade "$@"
+fi
 
 if [ "$role" = primary ]; then
   if [ -f "$data/standby.signal" ]; then
