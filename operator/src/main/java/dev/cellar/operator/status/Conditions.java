@@ -60,6 +60,8 @@ public final class Conditions {
     // Progressing
     UPGRADING("Upgrading", Type.PROGRESSING),
     ROLLING_OUT("RollingOut", Type.PROGRESSING),
+    // A new template replaced pod by pod in Cellar's order; the message names the pod.
+    ROLLING_UPDATE("RollingUpdate", Type.PROGRESSING),
     RESIZING_STORAGE("ResizingStorage", Type.READY, Type.PROGRESSING),
     RECONCILED("Reconciled", Type.PROGRESSING),
     // Version refusals: Ready, Progressing (nothing to roll out) and Degraded.
