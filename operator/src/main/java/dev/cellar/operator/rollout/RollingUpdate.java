@@ -4,6 +4,7 @@ import dev.cellar.api.v1.Database;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.guard.WriteBudget;
+import dev.cellar.operator.primary.PodRoles;
 import dev.cellar.operator.status.StatusFactory;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
@@ -59,12 +60,15 @@ public final class RollingUpdate {
    * @param desired the pods the spec asks for
    * @param primary the current primary's pod name
    * @param switching a switchover already asked for (its target), if any
+   * @param switchable whether a switchover can run: not before the Database first had a primary (no
+   *     writes to keep then, and the failover step, which runs switchovers, waits for one)
    */
   public static Step decide(
       Optional<String> update,
       int desired,
       String primary,
       Optional<String> switching,
+      boolean switchable,
       List<Member> members) {
     if (update.isEmpty() || desired == 0) {
       return new Step.Done();
@@ -107,6 +111,9 @@ public final class RollingUpdate {
     if (target.isEmpty()) {
       return new Step.Replace(primary, "updating " + primary + ", the only pod (a restart)");
     }
+    if (!switchable) {
+      return new Step.Replace(primary, "updating " + primary + " (no primary to keep yet)");
+    }
     return new Step.SwitchOver(
         target.get().name(),
         "switching over from " + primary + " to the updated " + target.get().name());
@@ -118,8 +125,6 @@ public final class RollingUpdate {
     boolean hibernated = Boolean.TRUE.equals(db.getSpec().getHibernated());
     if (sts.isEmpty()
         || hibernated
-        || db.getStatus() == null
-        || db.getStatus().getCurrentPrimary() == null
         || sts.get().getStatus() == null
         || !Objects.equals(
             sts.get().getStatus().getObservedGeneration(),
@@ -149,6 +154,9 @@ public final class RollingUpdate {
         db.getSpec().getReplicas(),
         topology.primaryPod(),
         switching,
+        db.getStatus() != null
+            && db.getStatus().getCurrentPrimary() != null
+            && !PodRoles.mayBootstrap(db),
         members);
   }
 

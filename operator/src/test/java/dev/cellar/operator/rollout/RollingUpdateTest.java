@@ -18,14 +18,14 @@ class RollingUpdateTest {
   }
 
   private static Step decide(String primary, List<Member> members) {
-    return RollingUpdate.decide(NEW, members.size(), primary, Optional.empty(), members);
+    return RollingUpdate.decide(NEW, members.size(), primary, Optional.empty(), true, members);
   }
 
   @Test
   void nothingToDoWhenEveryPodRunsTheUpdateRevision() {
     assertThat(decide("db-0", List.of(m(0, "new"), m(1, "new"), m(2, "new"))))
         .isInstanceOf(Step.Done.class);
-    assertThat(RollingUpdate.decide(Optional.empty(), 3, "db-0", Optional.empty(), List.of()))
+    assertThat(RollingUpdate.decide(Optional.empty(), 3, "db-0", Optional.empty(), true, List.of()))
         .isInstanceOf(Step.Done.class);
   }
 
@@ -66,7 +66,8 @@ class RollingUpdateTest {
     assertThat(step).isInstanceOf(Step.Wait.class);
     // A missing pod (being recreated) too.
     step =
-        RollingUpdate.decide(NEW, 3, "db-0", Optional.empty(), List.of(m(0, "old"), m(2, "new")));
+        RollingUpdate.decide(
+            NEW, 3, "db-0", Optional.empty(), true, List.of(m(0, "old"), m(2, "new")));
     assertThat(step).isInstanceOf(Step.Wait.class);
   }
 
@@ -74,8 +75,27 @@ class RollingUpdateTest {
   void noSecondSwitchoverWhileOneIsAskedFor() {
     Step step =
         RollingUpdate.decide(
-            NEW, 3, "db-0", Optional.of("db-1"), List.of(m(0, "old"), m(1, "new"), m(2, "new")));
+            NEW,
+            3,
+            "db-0",
+            Optional.of("db-1"),
+            true,
+            List.of(m(0, "old"), m(1, "new"), m(2, "new")));
     assertThat(step).isInstanceOf(Step.Wait.class);
+  }
+
+  @Test
+  void beforeTheFirstPrimaryThePrimaryIsReplacedInPlace() {
+    Step step =
+        RollingUpdate.decide(
+            NEW,
+            3,
+            "db-0",
+            Optional.empty(),
+            false,
+            List.of(m(0, "old"), m(1, "new"), m(2, "new")));
+    assertThat(step).isInstanceOf(Step.Replace.class);
+    assertThat(((Step.Replace) step).pod()).isEqualTo("db-0");
   }
 
   @Test
