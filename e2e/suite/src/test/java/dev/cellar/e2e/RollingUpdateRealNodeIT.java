@@ -29,11 +29,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
- * A rolling update that keeps writes going (issue #16), on the real node with PostgreSQL and three
- * replicas: a resources change gives every pod a new template while a client writes through {@code
- * <name>}. Cellar replaces the replicas first, switches over once to an updated replica, and
- * replaces the former primary last: one SwitchedOver Event, no acknowledged row lost, and the
- * client's outage window measured (first failed write to the next acknowledged one).
+ * A rolling update that keeps writes going (issue #16), on the real node with PostgreSQL, three
+ * replicas and synchronous replication (both standbys quorum-synchronous, before and after): a
+ * resources change gives every pod a new template while a client writes through {@code <name>}.
+ * Cellar replaces the replicas first, switches over once to an updated replica, and replaces the
+ * former primary last: one SwitchedOver Event, no acknowledged row lost, and the client's outage
+ * window measured (first failed write to the next acknowledged one).
  *
  * <p>Shares {@link RealNodeIT}'s lifecycle: local cluster with {@code CELLAR_REAL_NODE=true}, or
  * kind.
@@ -66,10 +67,17 @@ class RollingUpdateRealNodeIT {
     Engine engine = RealNodeIT.postgresql();
     String ns = newNamespace("postgresql-roll");
     long start = System.nanoTime();
-    apply(ns, database("orders", engine, 3, false));
+    // Synchronous replication (spec.replication.mode sync): each commit waits for a standby,
+    // through the rollout too.
+    apply(ns, database("orders", engine, 3, false) + "  replication:\n    mode: sync\n");
     waitReady(ns, "orders");
-    timings.add("rolling update: 3 replicas Ready in " + seconds(start) + " s");
+    timings.add("rolling update: 3 replicas Ready in " + seconds(start) + " s (sync)");
     assertThat(currentPrimary(ns)).isEqualTo("orders-0");
+    String dbName = RealNodeIT.secretValue(ns, "orders-credentials", "database");
+    await("both standbys quorum-synchronous")
+        .atMost(Duration.ofMinutes(1))
+        .pollInterval(Duration.ofSeconds(1))
+        .until(() -> syncStates(ns, "orders-0", dbName).equals("quorum,quorum"));
     assertThat(
             client(
                 ns,
@@ -184,6 +192,11 @@ class RollingUpdateRealNodeIT {
             .filter(l -> !l.isEmpty())
             .toList();
     assertThat(present).as("acknowledged rows on the primary").containsAll(acknowledged);
+    String primary = currentPrimary(ns);
+    await("the new primary's standbys quorum-synchronous")
+        .atMost(Duration.ofMinutes(1))
+        .pollInterval(Duration.ofSeconds(1))
+        .until(() -> syncStates(ns, primary, dbName).equals("quorum,quorum"));
     assertThat(switchovers).as("switchovers during the rollout").isEqualTo(1);
     assertThat(currentPrimary(ns)).isNotEqualTo("orders-0");
     assertThat(
@@ -195,6 +208,15 @@ class RollingUpdateRealNodeIT {
         .as("no failover during the rollout")
         .isZero();
     assertThat(worst).as("longest client outage in ms\n" + log).isLessThan(15_000);
+  }
+
+  /** pg_stat_replication.sync_state of each standby streaming from {@code pod}, sorted. */
+  static String syncStates(String ns, String pod, String db) {
+    return OperatorDownRealNodeIT.sql(
+        ns,
+        pod,
+        db,
+        "SELECT string_agg(sync_state, ',' ORDER BY sync_state) FROM pg_stat_replication");
   }
 
   static int okRows(String ns) {
