@@ -36,6 +36,10 @@ if [ -z "${CELLAR_LOCAL_HOST:-}" ] && [ -S "$socket_dir/.s.PGSQL.$(cellar_pg_por
   export CELLAR_LOCAL_HOST=$socket_dir
 fi
 
+# The operator's own writes commit locally: with spec.replication.mode sync a just-promoted primary
+# has no standby yet, and waiting for one would time the promotion out (libpq's PGOPTIONS).
+export PGOPTIONS="${PGOPTIONS:-} -c synchronous_commit=local"
+
 sql() { PGCONNECT_TIMEOUT=5 cellar_pg_local_sql -At -c "$1"; }
 
 # SQL with passwords in it, on stdin (not in psql's arguments) and kept out of the server's log.
