@@ -25,6 +25,7 @@ import dev.cellar.operator.dependent.TlsServerSecretDependent;
 import dev.cellar.operator.failover.Failover;
 import dev.cellar.operator.failover.InstanceAgent;
 import dev.cellar.operator.primary.PodRoles;
+import dev.cellar.operator.rollout.RollingUpdate;
 import dev.cellar.operator.rollout.StuckPods;
 import dev.cellar.operator.status.Conditions.Reason;
 import dev.cellar.operator.status.ErrorMessages;
@@ -212,6 +213,8 @@ public class DatabaseReconciler implements Reconciler<Database> {
     PodRoles.label(db, context);
     // 4. Pods that cannot run and hold an outdated template replaced, so a fixed spec rolls out.
     StuckPods.replace(db, context);
+    // 4b. A new template rolled out in Cellar's order: replicas, one switchover, the old primary.
+    RollingUpdate.run(db, context);
     // 5. The credentials Secret's ownership follows deletionPolicy.
     DataRetention.syncSecretOwnership(db, context);
     // 5b. The credentials Secret's ca.crt and uri follow spec.tls (only those two keys).

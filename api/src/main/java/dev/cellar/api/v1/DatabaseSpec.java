@@ -232,6 +232,12 @@ public class DatabaseSpec {
   private NetworkPolicySpec networkPolicy = new NetworkPolicySpec();
 
   @JsonPropertyDescription(
+      "Replication of the replicas (replicas > 1): mode async (default) or sync, where a commit is"
+          + " acknowledged only once a replica has it.")
+  @Default("{}")
+  private ReplicationSpec replication = new ReplicationSpec();
+
+  @JsonPropertyDescription(
       "Encrypted connections: mode enabled (default), required or disabled; certificateSecret"
           + " brings your own certificate instead of the one Cellar issues and renews;"
           + " clientCertificates requires one of the application user.")

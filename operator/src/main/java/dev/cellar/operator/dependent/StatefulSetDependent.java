@@ -180,6 +180,12 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
         .withServiceName(topology.headlessService())
         .withReplicas(podCount(db))
         .withPodManagementPolicy("OrderedReady")
+        // Cellar replaces the pods itself, replicas first and the primary after a switchover
+        // (rollout.RollingUpdate): the controller's RollingUpdate goes by ordinal and would restart
+        // the primary wherever it is, which a failover would then answer.
+        .withNewUpdateStrategy()
+        .withType("OnDelete")
+        .endUpdateStrategy()
         .withNewSelector()
         .withMatchLabels(Keys.selector(db, Keys.Component.DATABASE))
         .endSelector()

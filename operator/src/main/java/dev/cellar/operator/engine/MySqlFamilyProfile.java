@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /** What MySQL and MariaDB share: port, data path, my.cnf include, root-user dumps. */
@@ -89,6 +90,30 @@ abstract class MySqlFamilyProfile extends EngineProfile {
         + (tlsRequired(db) ? "require_secure_transport = ON\n" : "");
   }
 
+  /**
+   * The engine's semi-synchronous replication settings, for spec.replication.mode sync: the primary
+   * acknowledges a commit once a replica has received it (AFTER_SYNC, so no other session sees it
+   * before), both sides enabled on every pod since any pod may be promoted. Prefixed loose- where a
+   * plugin provides them, so a server without it still starts.
+   */
+  protected abstract String semiSyncSettings();
+
+  /**
+   * How long a sync primary waits for a replica before it gives up and acknowledges on its own (the
+   * engines' default is 10 s). Long: an acknowledged commit must be on a replica, so writes wait
+   * for one rather than silently turning asynchronous.
+   */
+  static final long SEMI_SYNC_TIMEOUT_MS = 3_600_000;
+
+  /** The semi-sync settings when the Database asks for sync and has a replica, else none. */
+  String replicationSettings(Database db) {
+    return Optional.ofNullable(db.getSpec().getReplication())
+            .map(r -> r.synchronous(db.getSpec().getReplicas()))
+            .orElse(false)
+        ? "# spec.replication.mode: sync\n" + semiSyncSettings()
+        : "";
+  }
+
   @Override
   public String uriTlsQuery() {
     // The MySQL connection-string form (MySQL Shell, Connector/J as sslMode): TLS, the server's
@@ -120,6 +145,7 @@ abstract class MySqlFamilyProfile extends EngineProfile {
             // Relay logs named after the pod's host name would be lost if it changed.
             + "relay_log = relay-bin\n"
             + serverSettings()
+            + replicationSettings(db)
             + tlsSettings(db));
     files.put("lib.sh", resource("lib.sh"));
     files.put("dialect.sh", resource(engine().value() + "/dialect.sh"));

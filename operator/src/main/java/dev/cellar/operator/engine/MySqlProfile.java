@@ -31,6 +31,19 @@ public final class MySqlProfile extends MySqlFamilyProfile {
   }
 
   @Override
+  protected String semiSyncSettings() {
+    // Plugins in MySQL, named source/replica since 8.0.26.
+    return "plugin_load_add = semisync_source.so\n"
+        + "plugin_load_add = semisync_replica.so\n"
+        + "loose_rpl_semi_sync_source_enabled = ON\n"
+        + "loose_rpl_semi_sync_replica_enabled = ON\n"
+        + "loose_rpl_semi_sync_source_wait_point = AFTER_SYNC\n"
+        + "loose_rpl_semi_sync_source_timeout = "
+        + SEMI_SYNC_TIMEOUT_MS
+        + "\n";
+  }
+
+  @Override
   protected String readinessCommand() {
     // ping answers once the server listens on TCP, which the image's init phase never does.
     return "mysqladmin ping -h 127.0.0.1 -P " + port() + " --silent";

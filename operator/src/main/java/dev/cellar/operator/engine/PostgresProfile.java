@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /** PostgreSQL on the official {@code postgres} image. */
@@ -195,9 +196,26 @@ public final class PostgresProfile extends EngineProfile {
             "ssl_ca_file", TLS_DIR + "/ca.crt"));
   }
 
-  /** Every -c setting: {@link #SETTINGS} and the TLS ones. */
+  /**
+   * Synchronous replication for spec.replication.mode sync: a commit is acknowledged once any one
+   * standby has flushed it (quorum ANY 1 of every standby, whatever its application_name), so the
+   * most advanced replica, which a failover promotes, has every acknowledged commit. Set on every
+   * pod: a standby ignores it, and a promoted one applies it at once.
+   */
+  static Map<String, String> replicationSettings(Database db) {
+    boolean sync =
+        Optional.ofNullable(db.getSpec().getReplication())
+            .map(r -> r.synchronous(db.getSpec().getReplicas()))
+            .orElse(false);
+    return sync
+        ? Map.of("synchronous_standby_names", "ANY 1 (*)", "synchronous_commit", "on")
+        : Map.of();
+  }
+
+  /** Every -c setting: {@link #SETTINGS}, the replication and the TLS ones. */
   static Map<String, String> settings(Database db) {
     Map<String, String> all = new TreeMap<>(SETTINGS);
+    all.putAll(replicationSettings(db));
     all.putAll(tlsSettings(db));
     return all;
   }

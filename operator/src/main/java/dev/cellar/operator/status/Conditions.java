@@ -62,6 +62,8 @@ public final class Conditions {
     // A major upgrade by dump and restore (PostgreSQL): the old major dumps, the new restores.
     UPGRADING_MAJOR("UpgradingMajor", Type.PROGRESSING),
     ROLLING_OUT("RollingOut", Type.PROGRESSING),
+    // A new template replaced pod by pod in Cellar's order; the message names the pod.
+    ROLLING_UPDATE("RollingUpdate", Type.PROGRESSING),
     RESIZING_STORAGE("ResizingStorage", Type.READY, Type.PROGRESSING),
     RECONCILED("Reconciled", Type.PROGRESSING),
     // Version refusals: Ready, Progressing (nothing to roll out) and Degraded.

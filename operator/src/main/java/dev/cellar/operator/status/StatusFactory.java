@@ -9,6 +9,7 @@ import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.backup.BackupResults;
 import dev.cellar.operator.engine.VersionDecision;
+import dev.cellar.operator.rollout.RollingUpdate;
 import dev.cellar.operator.status.Conditions.Reason;
 import dev.cellar.operator.status.Conditions.Type;
 import dev.cellar.operator.storage.StorageResize;
@@ -302,6 +303,18 @@ public final class StatusFactory {
           "rolling out version " + f.runningVersion().get() + " from " + previousVersion);
     }
     if (!f.rolledOut() && f.wasReadyBefore()) {
+      RollingUpdate.Step step =
+          RollingUpdate.decide(f.db(), f.observed().statefulSet(), f.observed().pods());
+      if (step instanceof RollingUpdate.Step.Replace r) {
+        return new Verdict(true, Reason.ROLLING_UPDATE, r.why() + ": " + f.replicasReady());
+      }
+      if (step instanceof RollingUpdate.Step.SwitchOver s) {
+        return new Verdict(true, Reason.ROLLING_UPDATE, s.why() + ": " + f.replicasReady());
+      }
+      if (step instanceof RollingUpdate.Step.Wait w) {
+        return new Verdict(
+            true, Reason.ROLLING_UPDATE, "rolling update, " + w.why() + ": " + f.replicasReady());
+      }
       return new Verdict(
           true, Reason.ROLLING_OUT, "rolling out the StatefulSet: " + f.replicasReady());
     }
@@ -575,7 +588,12 @@ public final class StatusFactory {
     return s.getObservedGeneration() >= sts.getMetadata().getGeneration()
         && Objects.equals(sts.getSpec().getReplicas(), desired)
         && Optional.ofNullable(s.getUpdatedReplicas()).orElse(0) >= desired
-        && (s.getUpdateRevision() == null || s.getUpdateRevision().equals(s.getCurrentRevision()));
+        // With OnDelete the controller never moves currentRevision: updatedReplicas says it all.
+        && (s.getUpdateRevision() == null
+            || s.getUpdateRevision().equals(s.getCurrentRevision())
+            || Optional.ofNullable(sts.getSpec().getUpdateStrategy())
+                .map(u -> "OnDelete".equals(u.getType()))
+                .orElse(false));
   }
 
   /** Whether the pod is Ready and not being deleted. */

@@ -87,6 +87,11 @@ if [ "$role" = primary ] && [ "$upgrade_pending" = 1 ]; then
 fi
 
 if [ "$role" = primary ]; then
+  # With spec.replication.mode sync (synchronous_standby_names), a commit waits for a standby,
+  # and none is connected while this primary is set up: the temporary servers' clients (the
+  # image's init, primary-setup.sh) commit locally. PGOPTIONS is libpq's, read by the clients
+  # started from here only; the server and the clients of other pods are unaffected.
+  export PGOPTIONS="${PGOPTIONS:-} -c synchronous_commit=local"
   if [ -f "$data/standby.signal" ]; then
     # The operator chose this standby as the primary while it was stopped.
     cellar_note "this standby is now the primary: it starts promoted"

@@ -2,8 +2,10 @@
 # What the operator asks of a running PostgreSQL server (through pods/exec, in the database
 # container, whose environment has the passwords): bash role.sh ACTION. It prints one line of
 # key=value words on stdout, the last line of output, and exits 0 when the action succeeded.
-#   position  the WAL position this server has: a standby's replayed LSN, a primary's current
-#             LSN, as a byte count: "position=<bytes> role=<primary|replica>"
+#   position  the WAL position this server has: a standby's received (flushed) or replayed LSN,
+#             whichever is further (a synchronous commit is acknowledged once a standby has
+#             flushed it, and a promotion replays all it received), a primary's current LSN, as a
+#             byte count: "position=<bytes> role=<primary|replica>"
 #   promote   makes this standby the primary (pg_promote, waiting up to 50 s) and records its
 #             primary setup, so a restart as primary does not redo it: "promoted". On a primary
 #             it takes a demotion back (writes allowed again): "promoted".
@@ -34,6 +36,10 @@ if [ -z "${CELLAR_LOCAL_HOST:-}" ] && [ -S "$socket_dir/.s.PGSQL.$(cellar_pg_por
   export CELLAR_LOCAL_HOST=$socket_dir
 fi
 
+# The operator's own writes commit locally: with spec.replication.mode sync a just-promoted primary
+# has no standby yet, and waiting for one would time the promotion out (libpq's PGOPTIONS).
+export PGOPTIONS="${PGOPTIONS:-} -c synchronous_commit=local"
+
 sql() { PGCONNECT_TIMEOUT=5 cellar_pg_local_sql -At -c "$1"; }
 
 # SQL with passwords in it, on stdin (not in psql's arguments) and kept out of the server's log.
@@ -45,7 +51,8 @@ secret_sql() {
 case "${1:-}" in
   position)
     line=$(sql "SELECT CASE WHEN pg_is_in_recovery()
-        THEN pg_wal_lsn_diff(coalesce(pg_last_wal_replay_lsn(), '0/0'), '0/0')::bigint || ' replica'
+        THEN pg_wal_lsn_diff(greatest(coalesce(pg_last_wal_receive_lsn(), '0/0'),
+          coalesce(pg_last_wal_replay_lsn(), '0/0')), '0/0')::bigint || ' replica'
         ELSE pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint || ' primary' END")
     printf 'position=%s role=%s\n' "${line% *}" "${line#* }"
     ;;
