@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.Engine;
+import dev.cellar.api.v1.MonitoringSpec;
 import dev.cellar.api.v1.Phase;
 import dev.cellar.operator.DatabaseReconciler;
 import dev.cellar.operator.cache.CachePruning;
@@ -124,6 +125,8 @@ class PluginRealNodeIT {
   void psqlBackupAndRestoreWithRealPostgres() throws Exception {
     DatabaseSpec spec = new DatabaseSpec(Engine.POSTGRESQL, "15", "1Gi");
     spec.setImage(IMAGE);
+    // The real node has no exporter image (the Go module proxy here does not serve the exporters).
+    spec.setMonitoring(new MonitoringSpec(false, null));
     spec.setStorageClassName(STORAGE_CLASS);
     spec.getBackup().setVerify(false);
     operator.create(new Database(null, "pg", spec));

@@ -190,6 +190,8 @@ class HelmReleaseIT {
             "  storageClassName: real-local",
             "  replicas: 1",
             "  backupEnabled: false",
+            // The real node has no exporter image (as RealNodeIT.database).
+            "  monitoring: {enabled: false}",
             ""));
     waitReady(ns, "kept");
     timings.add("a real PostgreSQL Database Ready: " + seconds(start) + " s");
