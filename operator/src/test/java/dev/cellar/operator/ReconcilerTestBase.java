@@ -15,6 +15,8 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.junit.LocallyRunOperatorExtension;
 import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.function.Consumer;
 
 /** What the reconciler ITs share: the operator in this JVM, one namespace per class, waits. */
@@ -44,6 +46,41 @@ abstract class ReconcilerTestBase {
         .waitForNamespaceDeletion(false)
         .build();
   }
+
+  /**
+   * An agent for kwok's pods, which run no server: every call succeeds (equal positions), so a
+   * rollout's switchover completes as on real servers.
+   */
+  static final InstanceAgent KWOK_AGENT =
+      new InstanceAgent() {
+        @Override
+        public OptionalLong position(String namespace, String pod) {
+          return OptionalLong.of(1);
+        }
+
+        @Override
+        public Optional<String> promote(String namespace, String pod) {
+          return Optional.empty();
+        }
+
+        @Override
+        public OptionalLong demote(String namespace, String pod) {
+          return OptionalLong.of(1);
+        }
+
+        @Override
+        public void restart(String namespace, String pod) {}
+
+        @Override
+        public Optional<String> applyCredentials(String namespace, String pod, String input) {
+          return Optional.empty();
+        }
+
+        @Override
+        public Optional<String> reloadTls(String namespace, String pod, String hash) {
+          return Optional.empty();
+        }
+      };
 
   abstract LocallyRunOperatorExtension operator();
 
