@@ -171,8 +171,16 @@ class OperatorProcessIT {
       assertThat(PrometheusText.sum(before, "cellar_reconcile_duration_seconds_count"))
           .isPositive();
       assertThat(PrometheusText.sum(before, "jvm_memory_used_bytes")).isPositive();
-      // No per-resource tags: the series do not multiply with the Databases.
-      assertThat(before.keySet()).noneMatch(k -> k.contains("first"));
+      // No per-resource tags on the operator's own series, which do not multiply with the
+      // Databases; only the cellar_database_* family is per Database (backup age, certificate
+      // expiry: what an on-call person asks of one Database).
+      assertThat(before.keySet())
+          .noneMatch(k -> k.contains("first") && !k.startsWith("cellar_database_"));
+      assertThat(before.keySet())
+          .anyMatch(
+              k ->
+                  k.startsWith("cellar_database_certificate_expires_in_seconds{")
+                      && k.contains("database=\"first\""));
 
       createDatabase(ns, "second");
       awaitReady(ns, "second");
