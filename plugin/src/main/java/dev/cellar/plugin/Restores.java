@@ -6,6 +6,7 @@ import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.FromBackupSpec;
 import dev.cellar.api.v1.FromBackupSpec.BackupSource;
+import dev.cellar.api.v1.TlsSpec;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.regex.Pattern;
@@ -70,6 +71,14 @@ public final class Restores {
       spec.setNodeSelector(from.getNodeSelector());
       spec.setTopologySpreadConstraints(from.getTopologySpreadConstraints());
       spec.setPriorityClassName(from.getPriorityClassName());
+      // As the source runs: its exporter (or none), replication mode and TLS mode; not its own
+      // certificate Secret, which names the source's hosts.
+      spec.setMonitoring(from.getMonitoring());
+      spec.setReplication(from.getReplication());
+      if (from.getTls() != null) {
+        spec.setTls(
+            new TlsSpec(from.getTls().getMode(), null, from.getTls().getClientCertificates()));
+      }
     } else {
       if (request.engine() == null || request.version() == null || request.storage() == null) {
         throw new Args.UsageException(
