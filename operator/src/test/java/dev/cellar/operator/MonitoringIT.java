@@ -9,6 +9,7 @@ import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.MonitoringSpec;
 import dev.cellar.api.v1.Phase;
 import dev.cellar.operator.dependent.PodMonitor;
+import dev.cellar.operator.dependent.PodMonitorDependent;
 import dev.cellar.testkit.LocalCluster;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
@@ -26,6 +27,7 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import io.javaoperatorsdk.operator.junit.LocallyRunOperatorExtension;
 import io.javaoperatorsdk.operator.processing.dependent.workflow.CRDPresentActivationCondition;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -191,10 +193,25 @@ class MonitoringIT extends ReconcilerTestBase {
               openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
       """;
 
+  /**
+   * Removes the CRD and waits until it is gone: a CRD being deleted is still found for a moment
+   * (its objects go first), and a later class's operator that saw it then registered a PodMonitor
+   * informer for a type the API server no longer serves (every reconcile failed "Not Found").
+   */
   @AfterAll
   static void removePodMonitorCrd() {
-    client.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).delete();
+    deletePodMonitorCrd();
     CRDPresentActivationCondition.clearState();
+  }
+
+  static void deletePodMonitorCrd() {
+    client.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).delete();
+    await("PodMonitor CRD gone")
+        .atMost(CONVERGE)
+        .until(
+            () ->
+                client.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).get()
+                    == null);
   }
 
   static final String CRD_NAME = "podmonitors.monitoring.coreos.com";
@@ -258,6 +275,21 @@ class MonitoringIT extends ReconcilerTestBase {
     // Monitoring off: the PodMonitor goes.
     edit(name, s -> s.setMonitoring(new MonitoringSpec(false, null)));
     await("PodMonitor removed").atMost(CONVERGE).until(() -> child(PodMonitor.class, name) == null);
+
+    // The Prometheus Operator uninstalled while Cellar runs: within a minute (the CRD's recheck)
+    // Cellar stops asking for PodMonitors, and a monitored Database made meanwhile becomes Ready.
+    deletePodMonitorCrd();
+    String after = "after-uninstall";
+    operator.create(new Database(null, after, spec(Engine.POSTGRESQL, "16", 1)));
+    await(after + " Ready without the PodMonitor CRD")
+        .atMost(CONVERGE.plus(PodMonitorDependent.PrometheusOperatorPresent.RECHECK))
+        .pollInterval(Duration.ofSeconds(1))
+        .untilAsserted(
+            () -> {
+              Database db = get(after);
+              assertThat(db.getStatus()).isNotNull();
+              assertThat(db.getStatus().getPhase()).as(describe(db)).isEqualTo(Phase.Ready);
+            });
   }
 
   static int metricsPort(Pod pod) {

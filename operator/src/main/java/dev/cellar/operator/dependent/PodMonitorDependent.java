@@ -44,22 +44,26 @@ public class PodMonitorDependent extends OwnedChild<PodMonitor> {
   }
 
   /**
-   * Whether the Prometheus Operator's PodMonitor CRD is installed: looked up on a reconcile, and
-   * while absent again at most once a minute (one read, no write), so a Prometheus Operator
-   * installed after Cellar is noticed without a restart. JOSDK registers the PodMonitor informer
-   * only once the CRD is there: a cluster without the Prometheus Operator needs neither.
+   * Whether the Prometheus Operator's PodMonitor CRD is installed: looked up on a reconcile, then
+   * again at most once a minute (one read, shared by every Database; no write), either way. JOSDK
+   * registers the PodMonitor informer only while the CRD is there, so a cluster without the
+   * Prometheus Operator needs neither; a Prometheus Operator installed after Cellar is noticed
+   * without a restart. JOSDK's default never looks again once the CRD was seen: a CRD removed later
+   * (the Prometheus Operator uninstalled) then failed every Database's reconcile with the API
+   * server's bare "Not Found" until Cellar restarted. Looking again deregisters the informer within
+   * a minute instead.
    */
   public static final class PrometheusOperatorPresent
       extends CRDPresentActivationCondition<PodMonitor, Database> {
-    static final Duration RECHECK = Duration.ofMinutes(1);
+    public static final Duration RECHECK = Duration.ofMinutes(1);
 
     @Override
     protected boolean shouldCheckStateNow(CRDCheckState state) {
-      if (state.isCrdPresent() == null || state.getLastChecked() == null) {
-        return true;
-      }
-      return !state.isCrdPresent()
-          && LocalDateTime.now().isAfter(state.getLastChecked().plus(RECHECK));
+      return shouldCheck(state.isCrdPresent(), state.getLastChecked(), LocalDateTime.now());
+    }
+
+    static boolean shouldCheck(Boolean present, LocalDateTime lastChecked, LocalDateTime now) {
+      return present == null || lastChecked == null || now.isAfter(lastChecked.plus(RECHECK));
     }
   }
 }
