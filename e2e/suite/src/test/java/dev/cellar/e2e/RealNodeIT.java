@@ -373,9 +373,35 @@ class RealNodeIT {
                 primary + ".orders-headless",
                 "SELECT count(*) FROM ticks WHERE id = " + last)
             + " 2>/dev/null || true); [ \"$n\" = 1 ] && { echo found; exit 0; }; sleep 1; done; exit 1";
-    assertThat(client(ns, engine, "orders", "old-primary", onOld, false).strip())
-        .as("the last acknowledged row, written after the failover, on the old primary")
-        .isEqualTo("found");
+    try {
+      assertThat(client(ns, engine, "orders", "old-primary", onOld, false).strip())
+          .as("the last acknowledged row, written after the failover, on the old primary")
+          .isEqualTo("found");
+    } catch (AssertionError e) {
+      // The one failure seen (MariaDB, issue #16) left no trace of why: say what the old
+      // primary's server and container said.
+      throw new AssertionError(
+          e.getMessage()
+              + "\n"
+              + primary
+              + "'s replication:\n"
+              + replication(ns, primary, engine)
+              + "\nits log:\n"
+              + kubectl("logs", "-n", ns, primary, "-c", "database", "--tail=80").output(),
+          e);
+    }
+    timings.add(
+        engine.name
+            + ": failover: the old primary replicates: "
+            + replication(ns, primary, engine)
+                .lines()
+                .map(String::strip)
+                .filter(
+                    l ->
+                        l.matches(
+                            "(Slave_IO_Running|Slave_SQL_Running|Last_IO_Error|Last_SQL_Error"
+                                + "|Master_Host|Gtid_IO_Pos|status|sender_host):.*"))
+                .toList());
     waitReady(ns, "orders");
     timings.add(
         engine.name
@@ -1161,6 +1187,20 @@ class RealNodeIT {
         .contains("replica: rotated");
     assertThat(podUids(ns, "orders")).as("no pod replaced").isEqualTo(uids);
     assertThat(phase(ns, "orders")).isEqualTo("Ready");
+  }
+
+  /**
+   * What {@code pod}'s server says of its replication, as its superuser in the database container
+   * (PostgreSQL's WAL receiver, MariaDB's SHOW SLAVE STATUS), or kubectl's error.
+   */
+  static String replication(String ns, String pod, Engine engine) {
+    String sql =
+        engine.name.equals("postgresql")
+            ? "PGPASSWORD=\"$POSTGRES_PASSWORD\" psql -X -A -x -F ': ' -U \"$POSTGRES_USER\" -d"
+                + " postgres -c 'SELECT status, sender_host, latest_end_lsn FROM pg_stat_wal_receiver'"
+            : "MYSQL_PWD=\"${MARIADB_ROOT_PASSWORD:-$MYSQL_ROOT_PASSWORD}\" mariadb -u root -e"
+                + " 'SHOW SLAVE STATUS\\G'";
+    return kubectl("exec", "-n", ns, pod, "-c", "database", "--", "bash", "-c", sql).output();
   }
 
   static String podUids(String ns, String instance) {
