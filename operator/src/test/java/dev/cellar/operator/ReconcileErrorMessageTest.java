@@ -6,8 +6,10 @@ import dev.cellar.operator.status.ErrorMessages;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.http.StandardHttpRequest;
 import io.javaoperatorsdk.operator.AggregatedOperatorException;
 import io.javaoperatorsdk.operator.OperatorException;
+import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -84,5 +86,38 @@ class ReconcileErrorMessageTest {
                 new OperatorException(new AggregatedOperatorException("workflow", causes))))
         .isTrue();
     assertThat(ErrorMessages.namespaceTerminating(new IllegalStateException("conflict"))).isFalse();
+  }
+
+  @Test
+  void aTypeTheApiServerDoesNotServeIsNamed() {
+    Status notFound = new StatusBuilder().withCode(404).withMessage("Not Found").build();
+    KubernetesClientException listed =
+        new KubernetesClientException(
+            "Failure executing: GET at: https://x/apis/monitoring.coreos.com/v1/namespaces/a/podmonitors",
+            null,
+            404,
+            notFound,
+            new StandardHttpRequest(
+                Map.of(),
+                URI.create("https://x/apis/monitoring.coreos.com/v1/namespaces/a/podmonitors"),
+                "GET",
+                null));
+    assertThat(ErrorMessages.oneLine(new OperatorException(listed)))
+        .isEqualTo(
+            "podmonitors.monitoring.coreos.com: Not Found (the API server does not serve this"
+                + " type: is its CRD installed?)");
+
+    // A 404 that names its object already stays as the API server said it.
+    Status named =
+        new StatusBuilder().withCode(404).withMessage("namespaces \"a\" not found").build();
+    KubernetesClientException missing =
+        new KubernetesClientException(
+            "Failure executing: POST",
+            null,
+            404,
+            named,
+            new StandardHttpRequest(
+                Map.of(), URI.create("https://x/api/v1/namespaces/a/secrets"), "POST", null));
+    assertThat(ErrorMessages.oneLine(missing)).isEqualTo("namespaces \"a\" not found");
   }
 }

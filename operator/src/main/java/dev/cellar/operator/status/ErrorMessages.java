@@ -57,7 +57,7 @@ public final class ErrorMessages {
             .map(Status::getMessage)
             .filter(m -> !m.isBlank());
     if (apiServer.isPresent()) {
-      return firstLine(apiServer.get());
+      return firstLine(unservedType(e, apiServer.get()).orElse(apiServer.get()));
     }
     Throwable root = e;
     while (root.getCause() != null && root.getCause() != root) {
@@ -67,6 +67,30 @@ public final class ErrorMessages {
     // Without the Status dump fabric8 appends.
     int status = message.indexOf(". Received status:");
     return firstLine(status > 0 ? message.substring(0, status) : message);
+  }
+
+  /**
+   * A 404 whose message names nothing ("Not Found", "the server could not find the requested
+   * resource") is the API server not serving the type at all, typically a CRD removed: the message
+   * then names the type, as fabric8 recorded it from the request.
+   */
+  private static Optional<String> unservedType(Throwable e, String message) {
+    if (!message.equals("Not Found")
+        && !message.equals("the server could not find the requested resource")) {
+      return Optional.empty();
+    }
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof KubernetesClientException k
+          && k.getCode() == 404
+          && k.getFullResourceName() != null) {
+        return Optional.of(
+            k.getFullResourceName()
+                + ": "
+                + message
+                + " (the API server does not serve this type: is its CRD installed?)");
+      }
+    }
+    return Optional.empty();
   }
 
   private static String firstLine(String message) {
