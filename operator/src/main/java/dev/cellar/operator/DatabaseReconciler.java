@@ -218,7 +218,7 @@ public class DatabaseReconciler implements Reconciler<Database> {
     // 5. The credentials Secret's ownership follows deletionPolicy.
     DataRetention.syncSecretOwnership(db, context);
     // 5b. The credentials Secret's ca.crt and uri follow spec.tls (only those two keys).
-    TlsCredentials.sync(db, context);
+    Optional<Duration> tlsCredentials = TlsCredentials.sync(db, context);
     // 5c. A renewed server certificate reloaded by the running servers, once the kubelet has
     //     replaced their files (no restart).
     TlsReload.Outcome tlsReload = TlsReload.run(db, context, agent);
@@ -247,6 +247,7 @@ public class DatabaseReconciler implements Reconciler<Database> {
     recheck = earliest(recheck, failover.recheck());
     recheck = earliest(recheck, rotation.recheck());
     recheck = earliest(recheck, tlsReload.recheck());
+    recheck = earliest(recheck, tlsCredentials);
     return recheck
         .map(after -> UpdateControl.<Database>noUpdate().rescheduleAfter(after))
         .orElseGet(UpdateControl::noUpdate);

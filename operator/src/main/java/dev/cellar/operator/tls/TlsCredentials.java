@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -31,23 +32,34 @@ import java.util.Optional;
 public final class TlsCredentials {
   private TlsCredentials() {}
 
-  /** Patches ca.crt and the uri of {@code db}'s credentials Secret when they differ. */
-  public static void sync(Database db, Context<Database> context) {
+  /**
+   * How soon to look again when the CA could not be read yet. A user's certificate Secret is not
+   * watched, and the status reads it later in the same reconcile: created in between, the status
+   * says all is well while ca.crt is still missing, and no event would come to add it.
+   */
+  public static final Duration CA_PENDING_RECHECK = Duration.ofSeconds(5);
+
+  /**
+   * Patches ca.crt and the uri of {@code db}'s credentials Secret when they differ; a recheck when
+   * TLS is on but its CA cannot be read yet.
+   */
+  public static Optional<Duration> sync(Database db, Context<Database> context) {
     Topology topology = Topology.of(db);
     Optional<Secret> secret = CredentialsSecret.read(topology, context);
     if (secret.isEmpty() || !ours(secret.get())) {
-      return;
+      return Optional.empty();
     }
     Map<String, String> values = CredentialsSecret.values(secret.get());
     Optional<String> ca = wantedCa(topology, context);
     if (topology.tlsOn() && ca.isEmpty()) {
-      return; // the CA Secret is being created; the next reconcile adds it
+      // Cellar's CA Secret is being created, or the user's certificate Secret is missing.
+      return Optional.of(CA_PENDING_RECHECK);
     }
     String uri = values.get(Credentials.URI);
     String wantedUri = wantedUri(topology.profile(), values, topology.tlsOn()).orElse(uri);
     if (Objects.equals(values.get(Credentials.CA_CERTIFICATE), ca.orElse(null))
         && Objects.equals(uri, wantedUri)) {
-      return;
+      return Optional.empty();
     }
     List<String> ops = new ArrayList<>();
     Map<String, String> data = Optional.ofNullable(secret.get().getData()).orElse(Map.of());
@@ -70,6 +82,7 @@ public final class TlsCredentials {
         .inNamespace(topology.namespace())
         .withName(topology.credentialsSecret())
         .patch(PatchContext.of(PatchType.JSON), "[" + String.join(",", ops) + "]");
+    return Optional.empty();
   }
 
   /**
