@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.AggregatedOperatorException;
 import java.util.Optional;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /** Errors as one line each, for the log and the Degraded message, without stack traces. */
@@ -79,18 +80,16 @@ public final class ErrorMessages {
         && !message.equals("the server could not find the requested resource")) {
       return Optional.empty();
     }
-    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof KubernetesClientException k
-          && k.getCode() == 404
-          && k.getFullResourceName() != null) {
-        return Optional.of(
-            k.getFullResourceName()
-                + ": "
-                + message
-                + " (the API server does not serve this type: is its CRD installed?)");
-      }
-    }
-    return Optional.empty();
+    return find(
+            e,
+            KubernetesClientException.class,
+            k -> k.getCode() == 404 && k.getFullResourceName() != null)
+        .map(
+            k ->
+                k.getFullResourceName()
+                    + ": "
+                    + message
+                    + " (the API server does not serve this type: is its CRD installed?)");
   }
 
   private static String firstLine(String message) {
@@ -98,8 +97,14 @@ public final class ErrorMessages {
   }
 
   private static <T extends Throwable> Optional<T> find(Throwable e, Class<T> type) {
+    return find(e, type, t -> true);
+  }
+
+  /** The first of {@code e}'s causes (itself included) of {@code type} that passes {@code test}. */
+  private static <T extends Throwable> Optional<T> find(
+      Throwable e, Class<T> type, Predicate<T> test) {
     for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (type.isInstance(t)) {
+      if (type.isInstance(t) && test.test(type.cast(t))) {
         return Optional.of(type.cast(t));
       }
     }

@@ -37,7 +37,7 @@ public final class TlsCredentials {
    * watched, and the status reads it later in the same reconcile: created in between, the status
    * says all is well while ca.crt is still missing, and no event would come to add it.
    */
-  public static final Duration CA_PENDING_RECHECK = Duration.ofSeconds(5);
+  static final Duration CA_PENDING_RECHECK = Duration.ofSeconds(5);
 
   /**
    * Patches ca.crt and the uri of {@code db}'s credentials Secret when they differ; a recheck when
