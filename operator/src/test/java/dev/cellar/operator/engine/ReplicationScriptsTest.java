@@ -13,6 +13,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
@@ -188,7 +189,7 @@ class ReplicationScriptsTest {
           *'SELECT @@version'*) echo 8.4.2 ;;
           *'SHOW REPLICA STATUS'*)
             if grep -q '^CHANGE REPLICATION SOURCE' "$FAKE_LOG"; then
-              printf '*** 1. row ***\\n  Source_Host: orders-0.orders-headless\\n  Replica_IO_Running: Yes\\n  Last_IO_Error: \\n'
+              printf '*** 1. row ***\\n  Source_Host: orders-0.orders-headless\\n  Replica_IO_State: Waiting for source to send event\\n  Replica_IO_Running: Yes\\n  Last_IO_Error: \\n'
               printf '  Source_Log_File: binlog.000002\\n  Read_Source_Log_Pos: 900\\n  Relay_Source_Log_File: binlog.000002\\n  Exec_Source_Log_Pos: 900\\n'
             fi ;;
           *'information_schema.schemata'*) printf 'app\\nshop\\n' ;;
@@ -385,6 +386,39 @@ class ReplicationScriptsTest {
         .contains("seeded 2 database(s)");
     assertThat(Files.readString(tmp.resolve("fake.log")))
         .contains("RESET REPLICA ALL;\nRESET BINARY LOGS AND GTIDS;", "== mysqldump");
+  }
+
+  /**
+   * MariaDB's rejoin asks the new primary whether it has the former primary's last GTID of each
+   * domain (its gtid_binlog_state and gtid_slave_pos) before connecting: a former primary that
+   * wrote past what the new primary received (0-1-500 against 0-1-480) has diverged.
+   */
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "0-1-500 | 0-1-480,0-2-520 | 0",
+        "0-1-480 | 0-1-480,0-2-520 | 1",
+        "0-1-479 | 0-1-480,0-2-520 | 1",
+        "0-2-520 | 0-1-480,0-2-520 | 1",
+        "0-1-5,1-3-9 | 0-1-9,1-3-9,0-1-2 | 1",
+        "0-1-5,1-3-9 | 0-1-9 | 0",
+        "0-3-5 | 0-1-9,0-2-9 | 0",
+        "0-1-5 | '' | 0",
+        "'' | 0-1-4 | 1"
+      })
+  void mariadbTellsAPositionTheNewPrimaryHasFromOneItLacks(
+      String own, String primaryState, String contained) {
+    Result result =
+        Scripts.bash(
+            scripts(Engine.MARIADB),
+            ". ./lib.sh && . ./dialect.sh && cellar_gtids_within '"
+                + own
+                + "' '"
+                + primaryState
+                + "'",
+            Map.of());
+    assertThat(result.orFail("cellar_gtids_within").trimmed()).isEqualTo(contained);
   }
 
   @ParameterizedTest

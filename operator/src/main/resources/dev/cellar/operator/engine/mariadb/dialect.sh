@@ -85,10 +85,32 @@ cellar_sql_own_gtids() { printf '%s\n' 'SELECT @@GLOBAL.gtid_current_pos;'; }
 # A former primary resumes from what it wrote itself (its slave position may be older or empty).
 cellar_sql_rejoin_position() { printf '%s\n' 'SET GLOBAL gtid_slave_pos = @@GLOBAL.gtid_current_pos;'; }
 
-# cellar_gtids_on_primary GTIDS: 1 when the primary may have every transaction of GTIDS. MariaDB
-# has no GTID_SUBSET: the primary itself refuses a position it lacks when the replica connects
-# (error 1236, the replica diverged), which replica-bootstrap.sh's rejoin watches for.
-cellar_gtids_on_primary() { echo 1; }
+# cellar_gtids_on_primary GTIDS: 1 when the primary has every transaction of GTIDS (a
+# gtid_current_pos: the last GTID of each domain), else 0. MariaDB has no GTID_SUBSET, but a
+# server's gtid_binlog_state keeps the last GTID of each domain and server id it logged, and a
+# server id's sequence numbers only grow within a domain: the primary holds domain-server-seq when
+# it logged that domain and server id up to seq or beyond, or replicated up to it (gtid_slave_pos,
+# which MariaDB also accepts as a starting point). Asked before connecting: the primary's own
+# refusal (error 1236) comes only after the replica's IO thread says it runs.
+cellar_gtids_on_primary() {
+  local state
+  state=$(cellar_primary_sql -e 'SELECT CONCAT_WS(",", @@GLOBAL.gtid_binlog_state, @@GLOBAL.gtid_slave_pos);') \
+    || return 1
+  cellar_gtids_within "$1" "$state"
+}
+
+# cellar_gtids_within OWN STATE: 1 when every domain-server-seq of OWN is covered by STATE (the same
+# domain and server id with a sequence number at least as high), else 0.
+cellar_gtids_within() {
+  awk -v own="$1" -v state="$2" 'BEGIN {
+    gsub(/[ \t\n]/, "", own); gsub(/[ \t\n]/, "", state)
+    n = split(state, s, ",")
+    for (i = 1; i <= n; i++) if (split(s[i], g, "-") == 3 && g[3] + 0 > high[g[1] "-" g[2]] + 0) high[g[1] "-" g[2]] = g[3]
+    n = split(own, o, ",")
+    for (i = 1; i <= n; i++) if (split(o[i], g, "-") == 3 && !((g[1] "-" g[2]) in high && high[g[1] "-" g[2]] + 0 >= g[3] + 0)) { print 0; exit }
+    print 1
+  }'
+}
 
 # cellar_gtid_count GTIDS: how far a position is, as one number: the sum of the sequence numbers
 # of its domains ("0-1-100,1-2-5" -> 105).

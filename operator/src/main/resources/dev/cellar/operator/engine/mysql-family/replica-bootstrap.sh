@@ -78,15 +78,18 @@ rejoin() {
       "$CELLAR_REPLICATION_USER" "$CELLAR_REPLICATION_PASSWORD"
     cellar_sql_start_replica
   } | cellar_local_sql || return 1
-  local deadline=$((SECONDS + ${CELLAR_REJOIN_SECONDS:-30})) running errno
+  local deadline=$((SECONDS + ${CELLAR_REJOIN_SECONDS:-30})) running state errno
   while [ "$SECONDS" -lt "$deadline" ]; do
     running=$(cellar_replica_status_field '(Slave|Replica)_IO_Running')
+    state=$(cellar_replica_status_field '(Slave|Replica)_IO_State')
     errno=$(cellar_replica_status_field 'Last_IO_Errno')
     if [ "${errno:-0}" != 0 ]; then
       cellar_warn "rejoining failed: $(cellar_replica_status_field 'Last_IO_Error'); seeding afresh"
       return 1
     fi
-    if [ "$running" = Yes ]; then
+    # Running is not enough: the primary refuses a position it lacks (error 1236) only after the
+    # IO thread has connected; once it waits for events the position was accepted.
+    if [ "$running" = Yes ] && [[ $state == *'to send event'* ]]; then
       cellar_note "rejoined $primary from position $own"
       return 0
     fi
