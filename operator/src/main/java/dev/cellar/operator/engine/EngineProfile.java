@@ -277,7 +277,7 @@ public abstract class EngineProfile {
     return execProbe(livenessCommand(), 10, 60);
   }
 
-  private static Probe execProbe(String command, int periodSeconds, int failureThreshold) {
+  protected static Probe execProbe(String command, int periodSeconds, int failureThreshold) {
     return new ProbeBuilder()
         .withNewExec()
         .withCommand("sh", "-c", command)

@@ -4,6 +4,7 @@ import dev.cellar.api.v1.Database;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Keys.Credentials;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.Probe;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -160,6 +161,18 @@ abstract class MySqlFamilyProfile extends EngineProfile {
   @Override
   public List<String> command() {
     return cellarEntrypoint();
+  }
+
+  /**
+   * Ready when the server answers and, on a replica, its SQL thread applies what it receives
+   * (role.sh replicating). A replica whose applier stopped on an error would serve ever staler
+   * reads through {@code <name>-ro} and could be elected at a failover; unready, it leaves the
+   * Service, is no candidate, and the Database says ReplicasNotReady while {@code kubectl describe
+   * pod} shows the thread's last error.
+   */
+  @Override
+  public Probe readinessProbe() {
+    return execProbe(readinessCommand() + " && bash " + CELLAR_DIR + "/role.sh replicating", 5, 3);
   }
 
   @Override

@@ -86,7 +86,8 @@ class EngineProfileTest {
     assertThat(p.readinessProbe().getExec().getCommand())
         .last()
         .asString()
-        .contains("mysqladmin ping");
+        .contains("mysqladmin ping")
+        .endsWith("&& bash /etc/cellar/role.sh replicating");
     assertThat(p.dumpCommand())
         .startsWith("mysqldump")
         .contains("--all-databases --single-transaction");
@@ -172,7 +173,8 @@ class EngineProfileTest {
     assertThat(p.readinessProbe().getExec().getCommand())
         .last()
         .asString()
-        .isEqualTo("healthcheck.sh --connect --innodb_initialized");
+        .isEqualTo(
+            "healthcheck.sh --connect --innodb_initialized && bash /etc/cellar/role.sh replicating");
     assertThat(p.dumpCommand())
         .startsWith("mariadb-dump")
         .contains("--all-databases --single-transaction");

@@ -723,9 +723,9 @@ class ReplicationIT {
   /**
    * A failover and a rejoin with the scripts the operator runs: the replica reports its GTID
    * position and is promoted (relay log applied, replication forgotten, writes allowed); the old
-   * primary takes a write the new one never sees, and rejoining it by GTID fails (the new primary's
-   * binary log lacks its position), so it is seeded afresh from the new primary and the diverged
-   * row is gone.
+   * primary takes a write the new one never sees, so rejoining it by GTID is refused (the new
+   * primary's GTID state lacks its position) and it is seeded afresh from the new primary: the
+   * diverged row is gone.
    */
   @Test
   void mariadbReplicaIsPromotedAndADivergedOldPrimaryIsSeededAfresh() throws IOException {
@@ -770,13 +770,39 @@ class ReplicationIT {
         run(List.of("bash", scripts.resolve("replica-bootstrap.sh").toString()), rejoin, COMMAND)
             .orFail("replica-bootstrap.sh on the old primary");
     System.out.println(rejoined.output());
-    assertThat(rejoined.output()).contains("rejoining").contains("seeding it from the primary");
+    // Told by the new primary's GTID state, before replication connects (see dialect.sh).
+    assertThat(rejoined.output())
+        .contains("rejoining")
+        .contains("has transactions the new primary lacks")
+        .contains("seeding it from the primary");
     b.app("INSERT INTO orders VALUES (5, 'after the rejoin')");
     await()
         .atMost(CATCH_UP)
         .until(() -> a.app("SELECT count(*) FROM orders WHERE id = 5").equals("1"));
     assertThat(a.app("SELECT count(*) FROM orders WHERE id = 666")).isEqualTo("0");
     assertThat(a.app("SELECT count(*) FROM orders")).isEqualTo("5");
+
+    // The readiness probe's replication half: a primary and an applying replica pass; a replica
+    // whose SQL thread stopped on an error (a row it has that the primary then writes) fails,
+    // naming the error.
+    List<String> replicating =
+        List.of("bash", scripts.resolve("role.sh").toString(), "replicating");
+    assertThat(run(replicating, b.env(), COMMAND).orFail("replicating on b").trimmed())
+        .isEqualTo("replicating=none");
+    assertThat(run(replicating, a.env(), COMMAND).orFail("replicating on a").trimmed())
+        .isEqualTo("replicating=Yes");
+    a.sql("SET SESSION sql_log_bin = 0; INSERT INTO app.orders VALUES (6, 'only here')");
+    b.app("INSERT INTO orders VALUES (6, 'on the primary')");
+    await()
+        .atMost(CATCH_UP)
+        .untilAsserted(
+            () -> {
+              Result broken = run(replicating, a.env(), COMMAND);
+              assertThat(broken.exit()).isEqualTo(1);
+              assertThat(broken.output())
+                  .contains("its SQL thread is not running")
+                  .contains("Duplicate entry '6'");
+            });
   }
 
   /** One mariadbd on loopback, initialised as the official image does. */

@@ -12,6 +12,11 @@
 #             cellar-demoted that keeps the entrypoint from starting it as the primary again, and
 #             the position every replica must reach: "position=<n> demoted"
 #   restart   stops the server; the container restarts as its label says.
+#   replicating  the second half of the readiness probe (MySqlFamilyProfile): exits 1 when this
+#             server has a replication source and its SQL thread does not run (stopped on an
+#             error, or by hand), naming the thread's last error: "replicating=<Yes|none>". The IO
+#             thread is not asked: it stops whenever the primary goes, which is exactly when the
+#             replicas must stay ready to be elected.
 #   tls-reload  reads the SHA-256 of the renewed tls.crt on stdin; once the mounted file is that
 #             one, the server reloads its TLS files (dialect.sh): "reloaded"
 #   credentials  applies the credentials on stdin (lib.sh's cellar_read_credentials) on this
@@ -137,11 +142,20 @@ case "${1:-}" in
     cellar_sql_reload_tls | cellar_local_sql
     echo reloaded
     ;;
+  replicating)
+    running=$(cellar_replica_status_field '(Slave|Replica)_SQL_Running')
+    if [ -n "$running" ] && [ "$running" != Yes ]; then
+      error=$(cellar_replica_status_field 'Last_SQL_Error')
+      echo "replication from $(cellar_configured_source_host) does not apply: its SQL thread is not running (last error: ${error:-none})"
+      exit 1
+    fi
+    echo "replicating=${running:-none}"
+    ;;
   restart)
     cellar_local_client_cmd "$CELLAR_ADMIN" shutdown >/dev/null 2>&1 || kill -TERM 1
     echo restarting
     ;;
   *)
-    cellar_die "usage: role.sh position|promote|demote|restart|credentials|tls-reload"
+    cellar_die "usage: role.sh position|promote|demote|restart|replicating|credentials|tls-reload"
     ;;
 esac
