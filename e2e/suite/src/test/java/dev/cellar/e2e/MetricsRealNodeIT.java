@@ -446,6 +446,13 @@ class MetricsRealNodeIT {
                     .satisfies(left -> assertThat(left).isGreaterThan(86400.0));
               });
       timings.add(ns + ": " + lag + " = " + query(lag).values());
+      for (String metric :
+          List.of(
+              "cellar_database_last_backup_age_seconds",
+              "cellar_database_last_verified_backup_age_seconds",
+              "cellar_database_certificate_expires_in_seconds")) {
+        timings.add(ns + ": " + metric + " = " + query(metric + selector).values());
+      }
     }
     timings.add("lag and backup metrics in Prometheus " + seconds(start) + " s after the targets");
 
@@ -478,6 +485,13 @@ class MetricsRealNodeIT {
                     .anySatisfy(a -> assertThat(a).isNotEmpty());
               }
             });
+    for (String q : queries) {
+      List<Integer> series = new ArrayList<>();
+      for (String ns : namespaces) {
+        series.add(query(q.replace("$namespace", ns).replace("$database", "orders")).size());
+      }
+      timings.add("series per Database " + series + ": " + q);
+    }
     timings.add(
         "the dashboard's "
             + names.size()
