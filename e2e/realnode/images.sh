@@ -5,10 +5,19 @@
 #   mariadb   cellar.local/mariadb:10.11  Debian's mariadb-server (10.11) plus images/mariadb/
 #   postgres17 cellar.local/postgres:17   Debian trixie's postgresql-17 plus images/postgres/ (the
 #                                         target of the major upgrade tests: bookworm has only 15)
+#   postgres-exporter cellar.local/postgres-exporter:0.17.1  Debian trixie's
+#                                         prometheus-postgres-exporter
+#   mysqld-exporter   cellar.local/mysqld-exporter:0.17.2    Debian trixie's
+#                                         prometheus-mysqld-exporter
 # The database images are root file systems made by mmdebstrap from the Debian sources apt is
 # configured with (/etc/apt/sources.list*), with this project's entrypoints honouring the official
 # images' environment contract; postgres17 from Debian's trixie suite, named to mmdebstrap alone
-# (the machine's own apt sources are left alone). Each image is one OCI archive, kept in
+# (the machine's own apt sources are left alone). The exporter images (the metrics sidecars that
+# spec.monitoring.image names on the real node) are trixie's packages too: bookworm's
+# mysqld_exporter (0.14) predates the --mysqld.address and --mysqld.username flags Cellar passes.
+# They hold the exporter, its libraries and no shell (mmdebstrap's extract variant: no package
+# is configured) and run as nobody (65534), as the upstream images do. Each image is one OCI
+# archive, kept in
 # $CELLAR_CACHE/images/<name>-<recipe hash>.tar and rebuilt only when its recipe changes: this
 # script, the image's files, and the package versions apt would install.
 #
@@ -16,12 +25,13 @@
 #        e2e/realnode/images.sh import SOCKET [NAME...]  build, then import into containerd's k8s.io
 #                                                       namespace through SOCKET (skips present ones)
 #        e2e/realnode/images.sh ref NAME                 print the image reference
-# NAME: pause, postgres, mariadb, postgres17 (default: all four). Needs root, mmdebstrap, jq and Go.
+# NAME: pause, postgres, mariadb, postgres17, postgres-exporter, mysqld-exporter (default: all).
+# Needs root, mmdebstrap, jq and Go.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 self=$here/$(basename "${BASH_SOURCE[0]}")
 cache=${CELLAR_CACHE:-$HOME/.cache/cellar}/images
-ALL=(pause postgres mariadb postgres17)
+ALL=(pause postgres mariadb postgres17 postgres-exporter mysqld-exporter)
 
 say() { echo "realnode images: $*" >&2; }
 die() { echo "realnode images: error: $*" >&2; exit 1; }
@@ -32,6 +42,9 @@ ref() {
     postgres) echo cellar.local/postgres:15 ;;
     postgres17) echo cellar.local/postgres:17 ;;
     mariadb) echo cellar.local/mariadb:10.11 ;;
+    # The upstream version of trixie's package: the build fails when trixie's differs.
+    postgres-exporter) echo cellar.local/postgres-exporter:0.17.1 ;;
+    mysqld-exporter) echo cellar.local/mysqld-exporter:0.17.2 ;;
     *) die "unknown image '$1' (one of: ${ALL[*]})" ;;
   esac
 }
@@ -43,6 +56,8 @@ packages() {
     postgres) echo mawk curl ca-certificates postgresql-15 postgresql-client-15 ;;
     postgres17) echo mawk curl ca-certificates postgresql-17 postgresql-client-17 ;;
     mariadb) echo mawk curl ca-certificates mariadb-server mariadb-client ;;
+    postgres-exporter) echo prometheus-postgres-exporter ;;
+    mysqld-exporter) echo prometheus-mysqld-exporter ;;
   esac
 }
 
@@ -55,6 +70,11 @@ recipe_hash() {
     if [ "$name" = pause ]; then
       declare -f build_pause
       cat "$here/pause/go.mod" "$here/pause/main.go"
+    elif is_exporter "$name"; then
+      declare -f packages is_exporter build_exporter customize_exporter exporter_binary exporter_flags runtime_config
+      # As for postgres17: trixie's suite and the package stand for the version, which the
+      # build checks against the one ref() names.
+      echo "$TRIXIE_SOURCE $(packages "$name")"
     else
       declare -f packages build_db customize runtime_config debian_sources major_of files_of
       cat "$here/images/$(files_of "$name")"/*
@@ -73,6 +93,7 @@ TRIXIE_SOURCE="deb http://deb.debian.org/debian trixie main"
 major_of() { case $1 in postgres) echo 15 ;; postgres17) echo 17 ;; esac; }
 files_of() { case $1 in postgres17) echo postgres ;; *) echo "$1" ;; esac; }
 archive_of() { echo "$cache/$1-$(recipe_hash "$1").tar"; }
+is_exporter() { case $1 in *-exporter) return 0 ;; *) return 1 ;; esac; }
 
 # ---------------------------------------------------------------------------------------------
 # OCI archives: one uncompressed layer, a config, a manifest and an index that names the image.
@@ -204,9 +225,71 @@ customize() {
   rm -f "$root/etc/machine-id" "$root/var/lib/dbus/machine-id"
 }
 
+# The exporter's program, as Debian names it, and the flags of it that Cellar's engine profiles
+# pass (exporterArgs; postgres_exporter takes its connection from DATA_SOURCE_* variables).
+exporter_binary() { echo "/usr/bin/prometheus-$1"; }
+exporter_flags() {
+  case $1 in
+    postgres-exporter) echo --web.listen-address ;;
+    mysqld-exporter) echo --web.listen-address --mysqld.address --mysqld.username --tls.insecure-skip-verify ;;
+  esac
+}
+
+# build_exporter NAME OUT RUNTIME_CONFIG: trixie's exporter package, extracted (not configured:
+# its maintainer scripts only make a system user and a service, which a container has no use
+# for), with its dependencies' files: libc is what the program needs of them.
+build_exporter() {
+  local name=$1 out=$2 runtime=$3 rootfs
+  command -v mmdebstrap >/dev/null || die "mmdebstrap is missing: run e2e/realnode/install-deps.sh"
+  rootfs=$(mktemp -u "$cache/.$name-XXXXXX.tar")
+  # merged /usr: the symlinks /lib64 -> usr/lib64 and so on, which trixie's packages expect and
+  # only a configured root gets otherwise (the program's loader is /lib64/ld-linux-x86-64.so.2).
+  # gconv (8 MiB) serves iconv, which a Go program does not call.
+  # shellcheck disable=SC2016 # $1 is mmdebstrap's, expanded by its hook shell
+  mmdebstrap --quiet --variant=extract --mode=root --format=tar \
+    --setup-hook='for d in bin sbin lib lib64; do mkdir -p "$1/usr/$d" && ln -s "usr/$d" "$1/$d"; done' \
+    --aptopt='APT::Install-Recommends "false"' \
+    --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
+    --dpkgopt='path-exclude=/usr/share/info/*' --dpkgopt='path-exclude=/usr/share/locale/*' \
+    --dpkgopt='path-exclude=/usr/lib/x86_64-linux-gnu/gconv/*' \
+    --include="$(packages "$name")" \
+    --extract-hook="\"$self\" customize-exporter $name \"\$1\"" \
+    trixie "$rootfs" "$TRIXIE_SOURCE" >&2 || die "mmdebstrap failed for $name"
+  oci_archive "$name" "$rootfs" "$out" "$runtime"
+}
+
+# customize-exporter NAME ROOT (mmdebstrap's extract hook: the extract variant runs no other):
+# the accounts of nobody, and a check that the program runs in the root, is the version ref()
+# names and takes the flags Cellar passes.
+customize_exporter() {
+  local name=$1 root=$2 binary version wanted help flag
+  binary=$(exporter_binary "$name")
+  # No package is configured, so base-passwd's files are missing: root and nobody, as in the
+  # upstream images (busybox's).
+  printf 'root:x:0:0:root:/root:/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\n' >"$root/etc/passwd"
+  printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
+  install -d -m 1777 "$root/tmp"
+  version=$(chroot "$root" "$binary" --version 2>&1 | awk '/version/ {print $3; exit}') ||
+    die "$binary does not run in its image"
+  wanted=$(ref "$name")
+  wanted=${wanted##*:}
+  [ "$version" = "$wanted" ] ||
+    die "trixie's $(packages "$name") is version '$version', ref() names $wanted: update ref() (and the README)"
+  help=$(chroot "$root" "$binary" --help 2>&1) || true
+  for flag in $(exporter_flags "$name"); do
+    [[ $help == *"$flag"* ]] || die "$binary $version has no $flag, which Cellar passes"
+  done
+  rm -f "$root/etc/machine-id"
+}
+
 runtime_config() {
   local path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
   case $1 in
+    *-exporter) # before postgres*, which would match postgres-exporter
+      jq -n --arg path "$path" --arg binary "$(exporter_binary "$1")" \
+        --arg port "$(case $1 in postgres-exporter) echo 9187 ;; *) echo 9104 ;; esac)" '{
+        Env: ["PATH=\($path)"], Entrypoint: [$binary], User: "65534:65534",
+        ExposedPorts: {"\($port)/tcp": {}}}' ;;
     postgres*)
       jq -n --arg path "$path:/usr/lib/postgresql/$(major_of "$1")/bin" --arg major "$(major_of "$1")" '{
         Env: ["PATH=\($path)", "LANG=C.UTF-8", "PG_MAJOR=\($major)", "PGDATA=/var/lib/postgresql/data"],
@@ -228,13 +311,15 @@ build() { # build NAME: the archive, built if missing; prints its path
     say "building $(ref "$name") into $out"
     case $name in
       pause) build_pause "$out" ;;
+      *-exporter) build_exporter "$name" "$out" "$(runtime_config "$name")" ;;
       *) build_db "$name" "$out" "$(runtime_config "$name")" ;;
     esac
     say "built $(ref "$name") in $((SECONDS - start)) s ($(du -m "$out" | cut -f1) MiB)"
   fi
   # Older recipes of this image unused for a day go (another worktree may still use a recent one).
+  # Twelve characters of hash: postgres-* would also match postgres-exporter's archives.
   touch "$out"
-  find "$cache" -maxdepth 1 -name "$name-*.tar" ! -path "$out" -mtime +0 -delete
+  find "$cache" -maxdepth 1 -name "$name-????????????.tar" ! -path "$out" -mtime +0 -delete
   echo "$out"
 }
 
@@ -263,5 +348,6 @@ case $cmd in
     s=$1; shift; [ $# -gt 0 ] || set -- "${ALL[@]}"; cmd_import "$s" "$@" ;;
   ref) ref "${1:-}" ;;
   customize) customize "$@" ;;
+  customize-exporter) customize_exporter "$@" ;;
   *) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 esac

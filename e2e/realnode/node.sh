@@ -21,7 +21,8 @@
 # cellar.dev/real-node=true:PreferNoSchedule, so the scheduler keeps pods that could run anywhere
 # on the kwok nodes; pods whose volumes are on it (class real-local) or that select it run here.
 # Images: cellar.local/pause:1, cellar.local/postgres:15, cellar.local/postgres:17,
-# cellar.local/mariadb:10.11 (images.sh).
+# cellar.local/mariadb:10.11, and the exporters cellar.local/postgres-exporter:0.17.1 and
+# cellar.local/mysqld-exporter:0.17.2 (images.sh).
 # Network: the bridge cellar-br0 with 10.244.0.1/24 (pods 10.244.0.2-254); the node's address,
 # the kubelet, kube-proxy and CoreDNS (clusterDNS) listen there. Forwarded traffic of the pods
 # may not leave the bridge: they reach each other, Services and the node, nothing else. Nothing
