@@ -1313,9 +1313,9 @@ class RealNodeIT {
         "  backup:",
         "    storage: 1Gi",
         "  deletionPolicy: Delete",
-        // No exporter: its images are not built for the real node (the Go module proxy here does
-        // not serve the exporters' modules), and a container that cannot start keeps the pod
-        // from Ready. The exporter's objects are covered on kwok (MonitoringIT).
+        // No exporter: the scenarios do not read metrics, and the upstream image the default
+        // names cannot be pulled here. MetricsRealNodeIT runs the exporters (the real node's
+        // images, built from Debian's packages); their objects are covered on kwok (MonitoringIT).
         "  monitoring:",
         "    enabled: false",
         "");
