@@ -39,6 +39,8 @@ public final class SharedEmptyMaps {
           "io.fabric8.kubernetes.api.model.AnyType",
           "io.fabric8.kubernetes.api.model.FieldsV1");
 
+  private static final Map<?, ?> EMPTY = Collections.emptyMap();
+
   private SharedEmptyMaps() {}
 
   /**
@@ -65,14 +67,20 @@ public final class SharedEmptyMaps {
             }
             try {
               MethodHandles.Lookup lookup = MethodHandles.publicLookup();
+              // Typed (Object) -> Map and (Object, Map) -> void, for invokeExact: no adaptation
+              // per call.
               MethodHandle get =
-                  lookup.findVirtual(
-                      type, "getAdditionalProperties", MethodType.methodType(Map.class));
+                  lookup
+                      .findVirtual(
+                          type, "getAdditionalProperties", MethodType.methodType(Map.class))
+                      .asType(MethodType.methodType(Map.class, Object.class));
               MethodHandle set =
-                  lookup.findVirtual(
-                      type,
-                      "setAdditionalProperties",
-                      MethodType.methodType(void.class, Map.class));
+                  lookup
+                      .findVirtual(
+                          type,
+                          "setAdditionalProperties",
+                          MethodType.methodType(void.class, Map.class))
+                      .asType(MethodType.methodType(void.class, Object.class, Map.class));
               return new Sharing(deserializer, get, set);
             } catch (ReflectiveOperationException e) {
               return deserializer; // a class without the map (or without its setter)
@@ -109,9 +117,9 @@ public final class SharedEmptyMaps {
 
     private void share(Object bean) {
       try {
-        Map<?, ?> map = (Map<?, ?>) get.invoke(bean);
-        if (map != null && map.isEmpty() && map != Collections.emptyMap()) {
-          set.invoke(bean, Collections.emptyMap());
+        Map<?, ?> map = (Map<?, ?>) get.invokeExact(bean);
+        if (map != null && map.isEmpty() && map != EMPTY) {
+          set.invokeExact(bean, EMPTY);
         }
       } catch (RuntimeException | Error e) {
         throw e;
