@@ -23,8 +23,9 @@ import java.util.Set;
  * returned as it is or replaced by an equal one), so there is no lock, no per-entry object and no
  * reference queue; the table's own cost is fixed (256 KiB of references) and what it keeps alive
  * that no object needs any more is bounded by its size times {@value #MAX_LENGTH} characters.
- * {@link String#intern} would keep every resourceVersion the operator ever read in the JVM's string
- * table.
+ * Containers' commands, arguments and variables (scripts) go to a second table of {@value
+ * #SCRIPT_SLOTS} slots whatever their length. Not {@link String#intern}: its table is the JVM's
+ * own, unbounded, and not measured here.
  *
  * <p>Racy by design: the slots are plain array elements. A {@code String} is immutable and safely
  * published through a data race (its fields are final), so a thread sees either an older string, a
@@ -32,11 +33,24 @@ import java.util.Set;
  */
 public final class CanonicalStrings {
   /**
-   * Strings longer than this are returned as they are: long values (scripts, keys) rarely repeat.
+   * Strings longer than this are returned as they are: long values (certificates, kubectl's
+   * last-applied-configuration) are unique per object and would only fill the table.
    */
   static final int MAX_LENGTH = 256;
 
   static final int SLOTS = 1 << 16;
+
+  /**
+   * Containers' {@code command} and {@code args} and environment variables' {@code value}, whatever
+   * their length: the backup CronJob's command carries the backup script (11 KB) and one of its
+   * variables the verification script (15 KB), the same in every CronJob and the largest strings in
+   * the cache. Kept apart, in a few slots, so that they neither evict nor are evicted by the many
+   * short strings.
+   */
+  private static final Set<String> SCRIPT_FIELDS = Set.of("command", "args", "value");
+
+  static final int SCRIPT_SLOTS = 64;
+  static final int SCRIPT_MAX_LENGTH = 1 << 20;
 
   /**
    * Fields whose values are unique per object version and never repeated elsewhere: interning them
@@ -46,14 +60,20 @@ public final class CanonicalStrings {
 
   private final String[] slots;
   private final int mask;
+  private final int maxLength;
 
-  /** A table of {@code slots} slots (a power of two, at least 2). */
+  /** A table of {@code slots} slots (a power of two, at least 2) for strings of up to 256 chars. */
   CanonicalStrings(int slots) {
+    this(slots, MAX_LENGTH);
+  }
+
+  CanonicalStrings(int slots, int maxLength) {
     if (slots < 2 || Integer.bitCount(slots) != 1) {
       throw new IllegalArgumentException("slots must be a power of two: " + slots);
     }
     this.slots = new String[slots];
     this.mask = slots - 1;
+    this.maxLength = maxLength;
   }
 
   private static final CanonicalStrings SHARED = new CanonicalStrings(SLOTS);
@@ -73,7 +93,7 @@ public final class CanonicalStrings {
 
   /** {@code s}, or an equal string this table returned before. */
   public String canonical(String s) {
-    if (s == null || s.length() > MAX_LENGTH) {
+    if (s == null || s.length() > maxLength) {
       return s;
     }
     if (s.isEmpty()) {
@@ -113,33 +133,49 @@ public final class CanonicalStrings {
    * and shared by Jackson already.
    */
   public SimpleModule module() {
+    return module(new CanonicalStrings(SCRIPT_SLOTS, SCRIPT_MAX_LENGTH));
+  }
+
+  /** The module, with {@code scripts} for containers' commands and arguments. */
+  SimpleModule module(CanonicalStrings scripts) {
     SimpleModule module = new SimpleModule("cellar-canonical-strings");
-    module.addDeserializer(String.class, new Deserializer(this, true));
+    module.addDeserializer(String.class, new Deserializer(this, scripts, this));
     return module;
   }
 
   private static final class Deserializer extends StdScalarDeserializer<String>
       implements ContextualDeserializer {
-    private final transient CanonicalStrings table;
-    private final boolean canonicalize;
+    private final transient CanonicalStrings shortStrings;
+    private final transient CanonicalStrings scripts;
 
-    Deserializer(CanonicalStrings table, boolean canonicalize) {
+    /** Where this field's values go: one of the two tables, or null (returned as they are). */
+    private final transient CanonicalStrings table;
+
+    Deserializer(CanonicalStrings shortStrings, CanonicalStrings scripts, CanonicalStrings table) {
       super(String.class);
+      this.shortStrings = shortStrings;
+      this.scripts = scripts;
       this.table = table;
-      this.canonicalize = canonicalize;
     }
 
     @Override
     public String deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
       String s = StringDeserializer.instance.deserialize(p, ctxt);
-      return canonicalize ? table.canonical(s) : s;
+      if (table == null) {
+        return s;
+      }
+      return s != null && s.length() <= MAX_LENGTH ? shortStrings.canonical(s) : table.canonical(s);
     }
 
     @Override
     public JsonDeserializer<?> createContextual(
         DeserializationContext ctxt, BeanProperty property) {
-      boolean unique = property != null && UNIQUE_FIELDS.contains(property.getName());
-      return unique == !canonicalize ? this : new Deserializer(table, !unique);
+      String name = property == null ? "" : property.getName();
+      CanonicalStrings wanted =
+          UNIQUE_FIELDS.contains(name)
+              ? null
+              : SCRIPT_FIELDS.contains(name) ? scripts : shortStrings;
+      return wanted == table ? this : new Deserializer(shortStrings, scripts, wanted);
     }
   }
 }

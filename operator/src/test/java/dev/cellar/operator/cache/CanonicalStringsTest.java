@@ -54,6 +54,46 @@ class CanonicalStringsTest {
   }
 
   @Test
+  void longCommandsAreSharedLongAnnotationsAreNot() {
+    KubernetesSerialization serialization =
+        new KubernetesSerialization(
+            new ObjectMapper().registerModule(new CanonicalStrings(1024).module()), true);
+    String script = "set -e\n" + "echo backing up\n".repeat(2000);
+    String unique = "x".repeat(CanonicalStrings.MAX_LENGTH + 1);
+    List<Pod> pods = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      Pod pod =
+          new PodBuilder()
+              .withNewMetadata()
+              .withName("orders-backup-" + i)
+              .withAnnotations(Map.of("note", unique))
+              .endMetadata()
+              .withNewSpec()
+              .addNewContainer()
+              .withName("backup")
+              .withCommand("bash", "-c", script)
+              .withArgs(script)
+              .addNewEnv()
+              .withName("VERIFY")
+              .withValue(script)
+              .endEnv()
+              .endContainer()
+              .endSpec()
+              .build();
+      pods.add(serialization.unmarshal(serialization.asJson(pod), Pod.class));
+    }
+    var a = pods.get(0).getSpec().getContainers().get(0);
+    var b = pods.get(1).getSpec().getContainers().get(0);
+    assertThat(b.getCommand().get(2)).isEqualTo(script).isSameAs(a.getCommand().get(2));
+    assertThat(b.getArgs().get(0)).isSameAs(a.getArgs().get(0));
+    assertThat(b.getEnv().get(0).getValue()).isSameAs(a.getEnv().get(0).getValue());
+    assertThat(b.getCommand().get(0)).isSameAs(a.getCommand().get(0));
+    assertThat(pods.get(1).getMetadata().getAnnotations().get("note"))
+        .isEqualTo(unique)
+        .isNotSameAs(pods.get(0).getMetadata().getAnnotations().get("note"));
+  }
+
+  @Test
   void slotsMustBeAPowerOfTwo() {
     assertThatThrownBy(() -> new CanonicalStrings(100))
         .isInstanceOf(IllegalArgumentException.class);
