@@ -2,11 +2,13 @@ package dev.cellar.operator.cache;
 
 import dev.cellar.api.v1.Database;
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.FieldsV1;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
@@ -15,6 +17,7 @@ import io.javaoperatorsdk.operator.processing.event.source.informer.Transforming
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -41,8 +44,9 @@ import java.util.function.UnaryOperator;
  *   <li>Databases (the primary resources) lose their managedFields and kubectl's
  *       last-applied-configuration annotation: Cellar writes their status by server-side apply and
  *       never writes a cached Database back.
- *   <li>Pods keep metadata and status, and of their spec only the node name: Cellar reads their
- *       labels, conditions and container statuses. Backup Jobs keep metadata and status.
+ *   <li>Pods keep metadata, of their spec only the node name, and of their status what Cellar reads
+ *       (phase, conditions, each container's name, image, readiness and states: {@link
+ *       #prunePodStatus}). Backup Jobs keep metadata and status.
  * </ul>
  *
  * <p>The pruning happens in the object the informer received (no copy), before it is stored; the
@@ -104,6 +108,7 @@ public final class CachePruning {
         kept.setNodeName(pod.getSpec().getNodeName());
         pod.setSpec(kept);
       }
+      prunePodStatus(pod.getStatus());
     } else if (r instanceof Job job) {
       dropManagedFields(r);
       job.setSpec(null);
@@ -116,6 +121,42 @@ public final class CachePruning {
       keepApplyEntries(r);
     }
     return r;
+  }
+
+  /**
+   * A pod's status without what Cellar never reads: its addresses, QoS class and start time, and of
+   * each container status the ids, restart count, resources, user and volume mounts. Kept: phase,
+   * reason, message, conditions, and each container's name, image, ready, started, state and last
+   * state (PodTrouble, the status, TLS reloads and backup results read those).
+   */
+  static void prunePodStatus(PodStatus status) {
+    if (status == null) {
+      return;
+    }
+    status.setPodIP(null);
+    status.setPodIPs(null);
+    status.setHostIP(null);
+    status.setHostIPs(null);
+    status.setQosClass(null);
+    status.setStartTime(null);
+    for (List<ContainerStatus> containers :
+        Arrays.asList(status.getContainerStatuses(), status.getInitContainerStatuses())) {
+      if (containers != null) {
+        containers.forEach(CachePruning::pruneContainerStatus);
+      }
+    }
+    status.setEphemeralContainerStatuses(null);
+  }
+
+  private static void pruneContainerStatus(ContainerStatus c) {
+    c.setContainerID(null);
+    c.setImageID(null);
+    c.setRestartCount(null);
+    c.setAllocatedResources(null);
+    c.setAllocatedResourcesStatus(null);
+    c.setResources(null);
+    c.setUser(null);
+    c.setVolumeMounts(null);
   }
 
   static void dropManagedFields(HasMetadata r) {

@@ -92,10 +92,33 @@ class CachePruningTest {
             .endSpec()
             .withNewStatus()
             .withPhase("Running")
+            .withPodIP("10.0.0.7")
+            .withHostIP("172.18.0.3")
+            .withQosClass("Burstable")
+            .withStartTime("2026-11-25T04:00:00Z")
             .addNewCondition()
             .withType("Ready")
             .withStatus("True")
             .endCondition()
+            .addNewContainerStatus()
+            .withName("postgresql")
+            .withImage("postgres:16")
+            .withImageID("sha256:0123")
+            .withContainerID("containerd://4567")
+            .withRestartCount(2)
+            .withReady(true)
+            .withNewState()
+            .withNewRunning()
+            .withStartedAt("2026-11-25T04:00:01Z")
+            .endRunning()
+            .endState()
+            .withNewLastState()
+            .withNewTerminated()
+            .withExitCode(137)
+            .withReason("OOMKilled")
+            .endTerminated()
+            .endLastState()
+            .endContainerStatus()
             .endStatus()
             .build();
 
@@ -106,6 +129,21 @@ class CachePruningTest {
     assertThat(pod.getSpec().getContainers()).isEmpty();
     assertThat(pod.getSpec().getNodeName()).isEqualTo("node-1");
     assertThat(pod.getStatus().getConditions()).hasSize(1);
+    assertThat(pod.getStatus().getPhase()).isEqualTo("Running");
+    assertThat(pod.getStatus().getPodIP()).isNull();
+    assertThat(pod.getStatus().getHostIP()).isNull();
+    assertThat(pod.getStatus().getQosClass()).isNull();
+    assertThat(pod.getStatus().getStartTime()).isNull();
+    var container = pod.getStatus().getContainerStatuses().get(0);
+    // What PodTrouble, TlsReload and BackupResults read stays.
+    assertThat(container.getName()).isEqualTo("postgresql");
+    assertThat(container.getImage()).isEqualTo("postgres:16");
+    assertThat(container.getReady()).isTrue();
+    assertThat(container.getState().getRunning().getStartedAt()).isEqualTo("2026-11-25T04:00:01Z");
+    assertThat(container.getLastState().getTerminated().getReason()).isEqualTo("OOMKilled");
+    assertThat(container.getImageID()).isNull();
+    assertThat(container.getContainerID()).isNull();
+    assertThat(container.getRestartCount()).isNull();
   }
 
   @Test
