@@ -25,6 +25,7 @@ import dev.cellar.operator.dependent.TlsServerSecretDependent;
 import dev.cellar.operator.failover.Failover;
 import dev.cellar.operator.failover.InstanceAgent;
 import dev.cellar.operator.primary.PodRoles;
+import dev.cellar.operator.replication.ReplicationLag;
 import dev.cellar.operator.rollout.RollingUpdate;
 import dev.cellar.operator.rollout.StuckPods;
 import dev.cellar.operator.status.Conditions.Reason;
@@ -161,9 +162,13 @@ public class DatabaseReconciler implements Reconciler<Database> {
 
   @Override
   public List<EventSource<?, Database>> prepareEventSources(EventSourceContext<Database> context) {
+    InformerEventSource<Pod, Database> pods =
+        byInstanceLabel(context, Pod.class, Keys.Component.DATABASE);
     return List.of(
-        byInstanceLabel(context, Pod.class, Keys.Component.DATABASE),
-        byInstanceLabel(context, Job.class, Keys.Component.BACKUP));
+        pods,
+        byInstanceLabel(context, Job.class, Keys.Component.BACKUP),
+        ReplicationLag.eventSource(
+            context, pods::getSecondaryResources, agents.apply(context.getClient())));
   }
 
   /**

@@ -9,6 +9,7 @@ import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.FailoverSpec;
 import dev.cellar.api.v1.Phase;
 import dev.cellar.operator.failover.InstanceAgent;
+import dev.cellar.operator.replication.ReplicationLag;
 import dev.cellar.operator.status.Conditions.Type;
 import dev.cellar.testkit.LocalCluster;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -18,10 +19,12 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.javaoperatorsdk.operator.junit.LocallyRunOperatorExtension;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -40,6 +43,7 @@ class FailoverIT extends ReconcilerTestBase {
   static final List<String> demoted = new CopyOnWriteArrayList<>();
   static final List<String> restarted = new CopyOnWriteArrayList<>();
   static final Map<String, Long> positions = Map.of("ha-1", 10L, "ha-2", 20L);
+  static final Map<String, Long> lags = new ConcurrentHashMap<>();
 
   static final InstanceAgent FAKE =
       new InstanceAgent() {
@@ -48,6 +52,12 @@ class FailoverIT extends ReconcilerTestBase {
           return positions.containsKey(pod)
               ? OptionalLong.of(positions.get(pod))
               : OptionalLong.empty();
+        }
+
+        @Override
+        public OptionalLong lag(String namespace, String pod) {
+          Long lag = lags.get(pod);
+          return lag == null ? OptionalLong.empty() : OptionalLong.of(lag);
         }
 
         @Override
@@ -118,6 +128,50 @@ class FailoverIT extends ReconcilerTestBase {
                 + "\":\""
                 + pod
                 + "\"}}}");
+  }
+
+  /**
+   * Each replica's lag, as its server says, is polled into status.instances; a change is written
+   * once, and a steady lag costs no write at all.
+   */
+  @Test
+  void eachReplicasLagIsPolledIntoTheStatusWithoutIdleWrites() {
+    lags.put("lag-1", 0L);
+    lags.put("lag-2", 0L);
+    DatabaseSpec spec = new DatabaseSpec(Engine.POSTGRESQL, "16", "1Gi");
+    spec.setReplicas(3);
+    spec.setBackupEnabled(false);
+    operator.create(new Database(null, "lag", spec));
+    awaitPhase("lag", Phase.Ready);
+    Duration poll = ReplicationLag.PERIOD.plusSeconds(15);
+    await("both replicas' lag in the status")
+        .atMost(poll)
+        .untilAsserted(() -> assertThat(lagsOf("lag")).containsExactly("lag-1=0", "lag-2=0"));
+
+    lags.put("lag-2", 42L);
+    await("the new lag of lag-2")
+        .atMost(poll)
+        .untilAsserted(() -> assertThat(lagsOf("lag")).containsExactly("lag-1=0", "lag-2=42"));
+
+    // A replica that cannot say loses its value (not a stale one).
+    lags.remove("lag-1");
+    await("lag-1 silent")
+        .atMost(poll)
+        .untilAsserted(() -> assertThat(lagsOf("lag")).containsExactly("lag-1=null", "lag-2=42"));
+
+    // Nothing changes now: a whole poll period and more without a write.
+    String version = get("lag").getMetadata().getResourceVersion();
+    await("no write while the lag stays")
+        .during(ReplicationLag.PERIOD.plusSeconds(5))
+        .atMost(ReplicationLag.PERIOD.plusSeconds(15))
+        .until(() -> get("lag").getMetadata().getResourceVersion().equals(version));
+  }
+
+  List<String> lagsOf(String name) {
+    return get(name).getStatus().getInstances().stream()
+        .filter(i -> "replica".equals(i.getRole()))
+        .map(i -> i.getName() + "=" + i.getReplicationLagSeconds())
+        .toList();
   }
 
   @Test

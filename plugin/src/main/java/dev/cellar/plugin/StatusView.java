@@ -134,13 +134,15 @@ public final class StatusView {
 
     out.append('\n').append(style.bold("Instances")).append('\n');
     List<String[]> instances = new ArrayList<>();
-    instances.add(new String[] {"POD", "ROLE", "READY", "STATUS", "RESTARTS", "NODE", "AGE"});
+    instances.add(
+        new String[] {"POD", "ROLE", "READY", "LAG", "STATUS", "RESTARTS", "NODE", "AGE"});
     for (Map<String, Object> p : instances()) {
       instances.add(
           new String[] {
             (String) p.get("name"),
             orDash((String) p.get("role")),
             Boolean.TRUE.equals(p.get("ready")) ? style.green("true") : style.red("false"),
+            p.get("lagSeconds") == null ? "-" : p.get("lagSeconds") + "s",
             orDash((String) p.get("phase")),
             String.valueOf(p.getOrDefault("restarts", "-")),
             orDash((String) p.get("node")),
@@ -260,6 +262,15 @@ public final class StatusView {
       }
       m.put("role", role);
       m.put("ready", ready(pod));
+      // A replica's replication lag as Cellar last polled it (status.instances).
+      m.put(
+          "lagSeconds",
+          reported.stream()
+              .filter(i -> podName.equals(i.getName()))
+              .map(InstanceStatus::getReplicationLagSeconds)
+              .filter(Objects::nonNull)
+              .findFirst()
+              .orElse(null));
       m.put("phase", pod.getMetadata().getDeletionTimestamp() != null ? "Terminating" : phase(pod));
       m.put("restarts", restarts(pod));
       m.put("node", pod.getSpec() == null ? null : pod.getSpec().getNodeName());

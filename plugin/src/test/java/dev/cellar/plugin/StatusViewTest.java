@@ -42,7 +42,7 @@ class StatusViewTest {
     status.setCredentialsSecret("orders-credentials");
     status.setInstances(
         List.of(
-            new InstanceStatus("orders-0", "replica", true),
+            new InstanceStatus("orders-0", "replica", true, 3L),
             new InstanceStatus("orders-1", "primary", true)));
     status
         .getConditions()
@@ -153,9 +153,9 @@ class StatusViewTest {
     assertThat(new StatusView(rotated, List.of(), List.of(), NOW, false).render())
         .contains("Credentials    orders-credentials (Secret), passwords last rotated 60m ago");
     assertThat(text).containsPattern("Degraded +False +Reconciled +3h");
-    // Pods by name, with the operator's role label and their own readiness.
-    assertThat(text).containsPattern("orders-0 +replica +false +Running +1 +node-a +2h");
-    assertThat(text).containsPattern("orders-1 +primary +true +Running");
+    // Pods by name, with the operator's role label, their own readiness and a replica's lag.
+    assertThat(text).containsPattern("orders-0 +replica +false +3s +Running +1 +node-a +2h");
+    assertThat(text).containsPattern("orders-1 +primary +true +- +Running");
     assertThat(text.indexOf("orders-0  ")).isLessThan(text.indexOf("orders-1  "));
     assertThat(text)
         .contains("Last           orders-20261123T020000Z.sql.gz, 9h ago, scheduled, 3.3 MiB")

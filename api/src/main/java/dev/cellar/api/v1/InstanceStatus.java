@@ -20,4 +20,14 @@ public class InstanceStatus {
 
   @JsonPropertyDescription("Whether the pod is ready (its readiness probe passes).")
   private Boolean ready;
+
+  @JsonPropertyDescription(
+      "A replica's replication lag in whole seconds, as its server last said (polled every 30 s):"
+          + " 0 when it has applied all it received. Absent for the primary and while the replica"
+          + " cannot say (not ready, not replicating).")
+  private Long replicationLagSeconds;
+
+  public InstanceStatus(String name, String role, Boolean ready) {
+    this(name, role, ready, null);
+  }
 }

@@ -421,6 +421,15 @@ class MetricsRealNodeIT {
               + replica
               + "\"}";
       String selector = "{namespace=\"" + ns + "\",database=\"orders\"}";
+      // Cellar's own view of the same replica: polled into status.instances, then its /metrics.
+      String cellarLag =
+          "cellar_database_replication_lag_seconds{namespace=\""
+              + ns
+              + "\",database=\"orders\",pod=\""
+              + replica
+              + "\"}";
+      String statusLag =
+          "jsonpath={.status.instances[?(@.name==\"" + replica + "\")].replicationLagSeconds}";
       await(ns + ": replication lag, backup age and certificate expiry in Prometheus")
           .atMost(Duration.ofSeconds(60))
           .pollInterval(Duration.ofSeconds(1))
@@ -430,6 +439,16 @@ class MetricsRealNodeIT {
                 // replica that has not replayed all it received counts from its last replay).
                 assertThat(query(lag).values())
                     .as(() -> lag + exporterLogs(namespaces))
+                    .singleElement()
+                    .satisfies(seconds -> assertThat(seconds).isGreaterThanOrEqualTo(0.0));
+                assertThat(
+                        kubectl("get", "db", "-n", ns, "orders", "-o", statusLag)
+                            .stdout()
+                            .strip())
+                    .as(ns + ": status.instances lag of " + replica)
+                    .matches("[0-9]+");
+                assertThat(query(cellarLag).values())
+                    .as(cellarLag)
                     .singleElement()
                     .satisfies(seconds -> assertThat(seconds).isGreaterThanOrEqualTo(0.0));
                 assertThat(query("cellar_database_last_backup_age_seconds" + selector).values())
@@ -446,6 +465,7 @@ class MetricsRealNodeIT {
                     .satisfies(left -> assertThat(left).isGreaterThan(86400.0));
               });
       timings.add(ns + ": " + lag + " = " + query(lag).values());
+      timings.add(ns + ": " + cellarLag + " = " + query(cellarLag).values());
       for (String metric :
           List.of(
               "cellar_database_last_backup_age_seconds",

@@ -24,6 +24,14 @@ public interface InstanceAgent {
   /** The replicated position of the server in {@code pod}, or empty if it cannot be read. */
   OptionalLong position(String namespace, String pod);
 
+  /**
+   * How many whole seconds the replica in {@code pod} is behind its primary; empty when it cannot
+   * say (it replicates from nobody, it is a primary, or it did not answer).
+   */
+  default OptionalLong lag(String namespace, String pod) {
+    return OptionalLong.empty();
+  }
+
   /** Promotes the server in {@code pod} to a writable primary; the error's message if it failed. */
   Optional<String> promote(String namespace, String pod);
 
@@ -78,16 +86,16 @@ public interface InstanceAgent {
       if (r.code() != 0) {
         return OptionalLong.empty();
       }
-      return parse(r.out(), "position")
-          .map(
-              v -> {
-                try {
-                  return OptionalLong.of(Long.parseLong(v));
-                } catch (NumberFormatException e) {
-                  return OptionalLong.empty();
-                }
-              })
-          .orElse(OptionalLong.empty());
+      return parse(r.out(), "position").map(Exec::number).orElse(OptionalLong.empty());
+    }
+
+    @Override
+    public OptionalLong lag(String namespace, String pod) {
+      Result r = run(namespace, pod, POSITION_TIMEOUT, "lag");
+      if (r.code() != 0) {
+        return OptionalLong.empty();
+      }
+      return parse(r.out(), "lag").map(Exec::number).orElse(OptionalLong.empty());
     }
 
     @Override

@@ -42,7 +42,8 @@ import java.util.stream.Stream;
  * Database (labels namespace, database), from its status at scrape time: {@code
  * cellar_database_last_backup_age_seconds}, {@code
  * cellar_database_last_verified_backup_age_seconds} and {@code
- * cellar_database_certificate_expires_in_seconds}.
+ * cellar_database_certificate_expires_in_seconds}; per replica (labels namespace, database, pod),
+ * from {@code status.instances}: {@code cellar_database_replication_lag_seconds}.
  */
 public final class OperatorMetrics implements Metrics {
   /** The phase label of a Database that has no status yet. */
@@ -58,6 +59,7 @@ public final class OperatorMetrics implements Metrics {
   private final MultiGauge lastBackupAge;
   private final MultiGauge lastVerifiedBackupAge;
   private final MultiGauge certificateExpiry;
+  private final MultiGauge replicationLag;
 
   public OperatorMetrics() {
     this(Clock.systemUTC());
@@ -81,6 +83,13 @@ public final class OperatorMetrics implements Metrics {
             .description(
                 "Seconds until the server certificate expires (status.tls.notAfter), per"
                     + " Database; negative once expired")
+            .baseUnit("seconds")
+            .register(registry);
+    this.replicationLag =
+        MultiGauge.builder("cellar.database.replication.lag")
+            .description(
+                "How far each replica is behind its primary, as its server last said"
+                    + " (status.instances[].replicationLagSeconds, polled every 30 s)")
             .baseUnit("seconds")
             .register(registry);
     this.josdk = MicrometerMetrics.withoutPerResourceMetrics(registry);
@@ -112,6 +121,7 @@ public final class OperatorMetrics implements Metrics {
     List<MultiGauge.Row<?>> backups = new ArrayList<>();
     List<MultiGauge.Row<?>> verified = new ArrayList<>();
     List<MultiGauge.Row<?>> expiry = new ArrayList<>();
+    List<MultiGauge.Row<?>> lag = new ArrayList<>();
     for (Database db : all) {
       DatabaseStatus status = db.getStatus();
       if (status == null) {
@@ -128,10 +138,19 @@ public final class OperatorMetrics implements Metrics {
           .map(TlsStatus::getNotAfter)
           .flatMap(OperatorMetrics::instant)
           .ifPresent(t -> expiry.add(MultiGauge.Row.of(tags, secondsBetween(now, t))));
+      Optional.ofNullable(status.getInstances()).stream()
+          .flatMap(List::stream)
+          .filter(i -> i.getReplicationLagSeconds() != null)
+          .forEach(
+              i ->
+                  lag.add(
+                      MultiGauge.Row.of(
+                          tags.and("pod", i.getName()), i.getReplicationLagSeconds())));
     }
     lastBackupAge.register(backups, true);
     lastVerifiedBackupAge.register(verified, true);
     certificateExpiry.register(expiry, true);
+    replicationLag.register(lag, true);
   }
 
   private static Optional<Instant> completed(BackupRecord record) {

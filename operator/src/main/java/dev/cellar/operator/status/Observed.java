@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -30,6 +31,8 @@ import java.util.Optional;
  *     PasswordRotation); empty keeps the status's
  * @param credentialsFailure why the credentials Secret's passwords are not in the servers, if not
  * @param tls the server certificate: status.tls and what is wrong with it, if anything
+ * @param replicationLag each replica's lag in whole seconds, by pod, as last polled (see
+ *     ReplicationLag); a replica that could not say is absent
  */
 public record Observed(
     Optional<StatefulSet> statefulSet,
@@ -46,7 +49,8 @@ public record Observed(
     Optional<Failure> failover,
     Optional<CredentialsStatus> credentialsApplied,
     Optional<Failure> credentialsFailure,
-    TlsState tls) {
+    TlsState tls,
+    Map<String, Long> replicationLag) {
 
   /** A failure to report in Degraded: its reason and one line that says what to do. */
   public record Failure(Reason reason, String message) {}

@@ -166,19 +166,24 @@ public final class StatusFactory {
     return status;
   }
 
-  /** Each database pod with its role and readiness, by name; null while there is none. */
+  /**
+   * Each database pod with its role, readiness and, for a replica, its lag as last polled; by name;
+   * null while there is none.
+   */
   static List<InstanceStatus> instances(Facts f) {
     List<InstanceStatus> instances =
         f.observed().pods().stream()
             .sorted(Comparator.comparing(p -> p.getMetadata().getName()))
             .map(
-                p ->
-                    new InstanceStatus(
-                        p.getMetadata().getName(),
-                        p.getMetadata().getName().equals(f.topology().primaryPod())
-                            ? Keys.ROLE_PRIMARY
-                            : Keys.ROLE_REPLICA,
-                        podReady(p)))
+                p -> {
+                  String name = p.getMetadata().getName();
+                  boolean primary = name.equals(f.topology().primaryPod());
+                  return new InstanceStatus(
+                      name,
+                      primary ? Keys.ROLE_PRIMARY : Keys.ROLE_REPLICA,
+                      podReady(p),
+                      primary ? null : f.observed().replicationLag().get(name));
+                })
             .toList();
     return instances.isEmpty() ? null : instances;
   }

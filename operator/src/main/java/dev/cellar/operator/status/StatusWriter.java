@@ -6,6 +6,7 @@ import dev.cellar.operator.Topology;
 import dev.cellar.operator.backup.BackupResults;
 import dev.cellar.operator.credentials.CredentialsSecret;
 import dev.cellar.operator.credentials.PasswordRotation;
+import dev.cellar.operator.replication.ReplicationLag;
 import dev.cellar.operator.storage.StoragePlan;
 import dev.cellar.operator.storage.StorageResize;
 import dev.cellar.operator.tls.TlsState;
@@ -153,7 +154,8 @@ public final class StatusWriter {
         failover,
         rotation.applied(),
         rotation.failure(),
-        TlsState.observe(db, context, Instant.now()));
+        TlsState.observe(db, context, Instant.now()),
+        ReplicationLag.observed(db, context));
   }
 
   /**

@@ -18,6 +18,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -361,6 +362,34 @@ class ReplicationIT {
                 .orFail("role.sh position on a")
                 .trimmed())
         .endsWith("role=primary");
+
+    // Replication lag as the operator polls it: 0 once the standby has replayed all it received;
+    // with replay paused behind new WAL, the age of the last transaction it replayed; 0 again
+    // once it catches up. A primary has none.
+    List<String> lag = List.of("bash", scripts.resolve("role.sh").toString(), "lag");
+    Supplier<String> standbyLag =
+        () -> asPostgres(bEnv, lag.toArray(String[]::new)).orFail("role.sh lag").trimmed();
+    await().atMost(CATCH_UP).until(() -> standbyLag.get().endsWith("lag=0 role=replica"));
+    assertThat(asPostgres(aEnv, lag.toArray(String[]::new)).orFail("role.sh lag on a").trimmed())
+        .endsWith("role=primary")
+        .doesNotContain("lag=");
+    // The age is that of the last transaction replayed: one replayed first (a standby fresh from
+    // its clone has none, and says unknown while behind).
+    psql(aPort, "INSERT INTO orders VALUES (199, 'before replay is paused')");
+    await()
+        .atMost(CATCH_UP)
+        .until(() -> psqlValue(bPort, "SELECT count(*) FROM orders WHERE id = 199").equals("1"));
+    psql(bPort, "SELECT pg_wal_replay_pause()");
+    psql(aPort, "INSERT INTO orders VALUES (200, 'while replay is paused')");
+    await()
+        .atMost(CATCH_UP)
+        .untilAsserted(
+            () ->
+                assertThat(standbyLag.get())
+                    .matches("(?s).*lag=([2-9]|[1-9][0-9]+) role=replica$"));
+    psql(bPort, "SELECT pg_wal_replay_resume()");
+    await().atMost(CATCH_UP).until(() -> standbyLag.get().endsWith("lag=0 role=replica"));
+    psql(aPort, "DELETE FROM orders WHERE id IN (199, 200)");
 
     // A switchover's demotion refuses writes and says where the standby must get to; taking it
     // back (promote on the primary) allows them again.
@@ -749,6 +778,21 @@ class ReplicationIT {
             .orFail("role.sh position")
             .trimmed();
     assertThat(position).matches("(?s).*position=[0-9]+ role=replica$");
+    // Replication lag as the operator polls it: the server's own seconds behind, unknown while
+    // its SQL thread is stopped; a server without a source is a primary.
+    List<String> lag = List.of("bash", scripts.resolve("role.sh").toString(), "lag");
+    assertThat(run(lag, b.env(), COMMAND).orFail("role.sh lag").trimmed())
+        .isEqualTo("lag=0 role=replica");
+    assertThat(run(lag, a.env(), COMMAND).orFail("role.sh lag on a").trimmed())
+        .isEqualTo("role=primary");
+    b.sql("STOP SLAVE SQL_THREAD");
+    assertThat(run(lag, b.env(), COMMAND).orFail("role.sh lag, SQL thread stopped").trimmed())
+        .isEqualTo("lag=unknown role=replica");
+    b.sql("START SLAVE SQL_THREAD");
+    await()
+        .atMost(CATCH_UP)
+        .until(
+            () -> run(lag, b.env(), COMMAND).orFail("lag").trimmed().equals("lag=0 role=replica"));
     long promoteStart = System.nanoTime();
     assertThat(
             run(List.of("bash", scripts.resolve("role.sh").toString(), "promote"), b.env(), COMMAND)

@@ -189,7 +189,7 @@ class ReplicationScriptsTest {
           *'SELECT @@version'*) echo 8.4.2 ;;
           *'SHOW REPLICA STATUS'*)
             if grep -q '^CHANGE REPLICATION SOURCE' "$FAKE_LOG"; then
-              printf '*** 1. row ***\\n  Source_Host: orders-0.orders-headless\\n  Replica_IO_State: Waiting for source to send event\\n  Replica_IO_Running: Yes\\n  Last_IO_Error: \\n'
+              printf '*** 1. row ***\\n  Source_Host: orders-0.orders-headless\\n  Replica_IO_State: Waiting for source to send event\\n  Replica_IO_Running: Yes\\n  Last_IO_Error: \\n  Seconds_Behind_Source: %s\\n' "${FAKE_LAG:-0}"
               printf '  Source_Log_File: binlog.000002\\n  Read_Source_Log_Pos: 900\\n  Relay_Source_Log_File: binlog.000002\\n  Exec_Source_Log_Pos: 900\\n'
             fi ;;
           *'information_schema.schemata'*) printf 'app\\nshop\\n' ;;
@@ -326,6 +326,22 @@ class ReplicationScriptsTest {
     Files.writeString(tmp.resolve("fake.log"), "CHANGE REPLICATION SOURCE TO (configured)\n");
     Result replica = Scripts.bash(scripts(Engine.MYSQL), "bash role.sh position", env);
     assertThat(replica.orFail("role.sh position").trimmed()).endsWith("position=45 role=replica");
+  }
+
+  @Test
+  void mysqlLagIsTheReplicasSecondsBehindItsSource() throws IOException {
+    Path bin = fakeMysql();
+    Map<String, String> env = mysqlEnv(bin, "orders-1");
+    env.put("CELLAR_LOCAL_HOST", "127.0.0.1");
+    assertThat(Scripts.bash(scripts(Engine.MYSQL), "bash role.sh lag", env).orFail("lag").trimmed())
+        .isEqualTo("role=primary");
+    Files.writeString(tmp.resolve("fake.log"), "CHANGE REPLICATION SOURCE TO (configured)\n");
+    for (String[] said : new String[][] {{"0", "0"}, {"12", "12"}, {"NULL", "unknown"}}) {
+      env.put("FAKE_LAG", said[0]);
+      assertThat(
+              Scripts.bash(scripts(Engine.MYSQL), "bash role.sh lag", env).orFail("lag").trimmed())
+          .isEqualTo("lag=" + said[1] + " role=replica");
+    }
   }
 
   @Test

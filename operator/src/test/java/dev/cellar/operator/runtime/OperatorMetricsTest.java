@@ -8,6 +8,7 @@ import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.DatabaseStatus;
 import dev.cellar.api.v1.Engine;
+import dev.cellar.api.v1.InstanceStatus;
 import dev.cellar.api.v1.Phase;
 import dev.cellar.api.v1.TlsStatus;
 import dev.cellar.testkit.PrometheusText;
@@ -51,7 +52,7 @@ class OperatorMetricsTest {
   }
 
   @Test
-  void backupAgesAndCertificateExpiryPerDatabaseFromTheStatusAtScrapeTime() {
+  void backupAgesCertificateExpiryAndLagPerDatabaseFromTheStatusAtScrapeTime() {
     Instant now = Instant.parse("2026-11-23T12:00:00Z");
     OperatorMetrics metrics = new OperatorMetrics(Clock.fixed(now, ZoneOffset.UTC));
     Database backedUp = db("orders", Phase.Ready);
@@ -64,6 +65,13 @@ class OperatorMetricsTest {
     TlsStatus tls = new TlsStatus();
     tls.setNotAfter("2026-11-24T12:00:00Z");
     backedUp.getStatus().setTls(tls);
+    backedUp
+        .getStatus()
+        .setInstances(
+            List.of(
+                new InstanceStatus("orders-0", "primary", true),
+                new InstanceStatus("orders-1", "replica", true, 7L),
+                new InstanceStatus("orders-2", "replica", false)));
     List<Database> cache = new ArrayList<>(List.of(backedUp, db("fresh", Phase.Provisioning)));
     metrics.countByPhase(cache::stream);
 
@@ -72,7 +80,15 @@ class OperatorMetricsTest {
     assertThat(samples)
         .containsEntry("cellar_database_last_backup_age_seconds" + orders, 3600.0)
         .containsEntry("cellar_database_last_verified_backup_age_seconds" + orders, 86400.0)
-        .containsEntry("cellar_database_certificate_expires_in_seconds" + orders, 86400.0);
+        .containsEntry("cellar_database_certificate_expires_in_seconds" + orders, 86400.0)
+        .containsEntry(
+            "cellar_database_replication_lag_seconds{database=\"orders\",namespace=\"shop\","
+                + "pod=\"orders-1\"}",
+            7.0);
+    // Only a replica that said its lag has a sample: not the primary, not a silent replica.
+    assertThat(samples.keySet())
+        .filteredOn(k -> k.startsWith("cellar_database_replication_lag_seconds{"))
+        .hasSize(1);
     // A Database without a backup has no sample (not a zero age).
     assertThat(samples.keySet()).noneMatch(k -> k.contains("fresh"));
 

@@ -1,11 +1,13 @@
 package dev.cellar.operator.status;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.DatabaseStatus;
 import dev.cellar.api.v1.Engine;
+import dev.cellar.api.v1.InstanceStatus;
 import dev.cellar.api.v1.Phase;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.status.Conditions.Reason;
@@ -22,6 +24,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -88,6 +91,17 @@ class StatusFactoryTest {
       List<Pod> pods,
       Optional<CronJob> cron,
       Optional<Job> job) {
+    return observed(db, sts, pods, cron, job, Map.of());
+  }
+
+  /** As above, with the replicas' lag as polled. */
+  static Observed observed(
+      Database db,
+      Optional<StatefulSet> sts,
+      List<Pod> pods,
+      Optional<CronJob> cron,
+      Optional<Job> job,
+      Map<String, Long> lag) {
     return new Observed(
         sts,
         pods,
@@ -103,11 +117,44 @@ class StatusFactoryTest {
         Optional.empty(),
         Optional.empty(),
         Optional.empty(),
-        dev.cellar.operator.tls.TlsState.NONE);
+        dev.cellar.operator.tls.TlsState.NONE,
+        lag);
   }
 
   static Condition condition(DatabaseStatus status, Type type) {
     return ConditionSet.find(status.getConditions(), type).orElseThrow();
+  }
+
+  @Test
+  void eachReplicaShowsItsLagAndThePrimaryNone() {
+    Database db = db("16", 3);
+    Pod primary = pod(true);
+    Pod lagging =
+        new PodBuilder(pod(true)).editMetadata().withName("orders-1").endMetadata().build();
+    Pod silent =
+        new PodBuilder(pod(false)).editMetadata().withName("orders-2").endMetadata().build();
+    DatabaseStatus status =
+        StatusFactory.compute(
+            db,
+            observed(
+                db,
+                Optional.empty(),
+                List.of(silent, primary, lagging),
+                Optional.empty(),
+                Optional.empty(),
+                // The primary's entry is never shown: only a replica has a lag.
+                Map.of("orders-0", 9L, "orders-1", 4L)),
+            T0);
+    assertThat(status.getInstances())
+        .extracting(
+            InstanceStatus::getName,
+            InstanceStatus::getRole,
+            InstanceStatus::getReady,
+            InstanceStatus::getReplicationLagSeconds)
+        .containsExactly(
+            tuple("orders-0", "primary", true, null),
+            tuple("orders-1", "replica", true, 4L),
+            tuple("orders-2", "replica", false, null));
   }
 
   @Test

@@ -4,6 +4,9 @@
 # key=value words on stdout, the last line of output, and exits 0 when the action succeeded.
 #   position  how far this server is: the transactions of its GTID position as one number
 #             (dialect.sh's cellar_gtid_count): "position=<n> role=<primary|replica>"
+#   lag       how far behind its source this replica is, in whole seconds (the server's
+#             Seconds_Behind_Master/Source); unknown while a thread does not run:
+#             "lag=<seconds|unknown> role=replica", on a server without a source "role=primary"
 #   promote   makes this replica the primary: the received relay log applied (up to
 #             CELLAR_APPLY_SECONDS, 20), replication stopped and forgotten, writes allowed, the
 #             replication account in step with the Secret: "promoted". A server that replicates
@@ -73,6 +76,15 @@ case "${1:-}" in
     role=primary
     if [ -n "$(cellar_configured_source_host)" ]; then role=replica; fi
     printf 'position=%s role=%s\n' "$(cellar_gtid_count "$gtids")" "$role"
+    ;;
+  lag)
+    if [ -z "$(cellar_configured_source_host)" ]; then
+      echo "role=primary"
+    else
+      lag=$(cellar_replica_status_field 'Seconds_Behind_(Master|Source)')
+      case "$lag" in '' | *[!0-9]*) lag=unknown ;; esac
+      echo "lag=$lag role=replica"
+    fi
     ;;
   promote)
     if [ -n "$(cellar_configured_source_host)" ]; then
@@ -156,6 +168,6 @@ case "${1:-}" in
     echo restarting
     ;;
   *)
-    cellar_die "usage: role.sh position|promote|demote|restart|replicating|credentials|tls-reload"
+    cellar_die "usage: role.sh position|lag|promote|demote|restart|replicating|credentials|tls-reload"
     ;;
 esac

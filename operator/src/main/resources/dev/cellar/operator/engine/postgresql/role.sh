@@ -6,6 +6,11 @@
 #             whichever is further (a synchronous commit is acknowledged once a standby has
 #             flushed it, and a promotion replays all it received), a primary's current LSN, as a
 #             byte count: "position=<bytes> role=<primary|replica>"
+#   lag       how far behind the primary this standby's data is, in whole seconds: 0 when it has
+#             replayed all it received, else the age of the last transaction it replayed (as the
+#             primary's commit time says); unknown when it streams from nobody (then it cannot say
+#             what it lacks) or is behind without having replayed a transaction since it started:
+#             "lag=<seconds|unknown> role=replica", on a primary "role=primary"
 #   promote   makes this standby the primary (pg_promote, waiting up to 50 s) and records its
 #             primary setup, so a restart as primary does not redo it: "promoted". On a primary
 #             it takes a demotion back (writes allowed again): "promoted".
@@ -55,6 +60,16 @@ case "${1:-}" in
           coalesce(pg_last_wal_replay_lsn(), '0/0')), '0/0')::bigint || ' replica'
         ELSE pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint || ' primary' END")
     printf 'position=%s role=%s\n' "${line% *}" "${line#* }"
+    ;;
+  lag)
+    # An idle primary sends nothing: "everything received is replayed" is the only lag-free
+    # state that an age would misreport.
+    lag=$(sql "SELECT CASE WHEN NOT pg_is_in_recovery() THEN 'primary'
+        WHEN NOT EXISTS (SELECT 1 FROM pg_stat_wal_receiver WHERE status = 'streaming') THEN 'unknown'
+        WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN '0'
+        WHEN pg_last_xact_replay_timestamp() IS NULL THEN 'unknown'
+        ELSE greatest(0, floor(extract(epoch FROM now() - pg_last_xact_replay_timestamp())))::bigint::text END")
+    if [ "$lag" = primary ]; then echo "role=primary"; else echo "lag=$lag role=replica"; fi
     ;;
   promote)
     if [ "$(sql 'SELECT pg_is_in_recovery()')" = t ]; then
@@ -125,6 +140,6 @@ case "${1:-}" in
     echo restarting
     ;;
   *)
-    cellar_die "usage: role.sh position|promote|demote|restart|credentials|tls-reload"
+    cellar_die "usage: role.sh position|lag|promote|demote|restart|credentials|tls-reload"
     ;;
 esac
