@@ -178,6 +178,27 @@ class DatabaseCrdIT {
         MINIMAL + "tls: {certificateSecret: Orders_Cert}",
         "spec.tls.certificateSecret",
         "must be a Secret name");
+    // cert-manager as the issuer: defaults filled in, and never together with a certificate
+    // Secret or the client certificates Cellar's own CA signs.
+    assertThat(spec(create(MINIMAL + "tls: {issuerRef: {name: company-ca}}")).get("tls"))
+        .isEqualTo(
+            Map.of(
+                "mode",
+                "enabled",
+                "issuerRef",
+                Map.of("name", "company-ca", "kind", "Issuer", "group", "cert-manager.io")));
+    assertRejected(
+        MINIMAL + "tls: {issuerRef: {name: company-ca}, certificateSecret: orders-cert}",
+        "spec.tls.certificateSecret",
+        "tls.certificateSecret and tls.issuerRef both say where the certificate comes from");
+    assertRejected(
+        MINIMAL + "tls: {issuerRef: {name: company-ca}, clientCertificates: true}",
+        "spec.tls.clientCertificates",
+        "remove tls.issuerRef");
+    assertRejected(MINIMAL + "tls: {issuerRef: {kind: Issuer}}", "spec.tls.issuerRef.name");
+    assertRejected(
+        MINIMAL + "tls: {issuerRef: {name: company-ca, kind: 'my issuer'}}",
+        "spec.tls.issuerRef.kind");
     // Turning TLS off later with a certificate Secret still named is refused too.
     GenericKubernetesResource db = create(MINIMAL + "tls: {certificateSecret: orders-cert}");
     assertUpdateRejected(

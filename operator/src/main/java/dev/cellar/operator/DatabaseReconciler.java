@@ -8,6 +8,7 @@ import dev.cellar.operator.credentials.PasswordRotation;
 import dev.cellar.operator.deletion.DataRetention;
 import dev.cellar.operator.dependent.BackupCronJobDependent;
 import dev.cellar.operator.dependent.BackupPvcDependent;
+import dev.cellar.operator.dependent.CertificateDependent;
 import dev.cellar.operator.dependent.ConfigMapDependent;
 import dev.cellar.operator.dependent.CredentialsSecretDependent;
 import dev.cellar.operator.dependent.HeadlessServiceDependent;
@@ -122,6 +123,11 @@ import org.slf4j.LoggerFactory;
           type = PodMonitorDependent.class,
           activationCondition = PodMonitorDependent.PrometheusOperatorPresent.class,
           reconcilePrecondition = Preconditions.MonitoringEnabled.class),
+      @Dependent(
+          name = "certificate",
+          type = CertificateDependent.class,
+          activationCondition = CertificateDependent.CertManagerPresent.class,
+          reconcilePrecondition = Preconditions.IssuedByCertManager.class),
       @Dependent(
           name = "backups-pvc",
           type = BackupPvcDependent.class,

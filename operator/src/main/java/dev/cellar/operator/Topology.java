@@ -2,6 +2,7 @@ package dev.cellar.operator;
 
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
+import dev.cellar.api.v1.IssuerRef;
 import dev.cellar.operator.engine.EngineProfile;
 import dev.cellar.operator.engine.EngineProfiles;
 import dev.cellar.operator.engine.EngineVersion;
@@ -104,12 +105,35 @@ public record Topology(Database db) {
     return name() + "-tls";
   }
 
-  /** The server certificate the pods mount: spec.tls.certificateSecret, or {@link #tlsSecret}. */
+  /**
+   * The server certificate the pods mount: spec.tls.certificateSecret, the one cert-manager writes
+   * when spec.tls.issuerRef names an issuer ({@link #certManagerSecret}), or {@link #tlsSecret}.
+   */
   public String serverCertificateSecret() {
     return Optional.ofNullable(db.getSpec().getTls())
         .map(t -> t.getCertificateSecret())
         .filter(s -> !s.isBlank())
-        .orElseGet(this::tlsSecret);
+        .orElseGet(() -> certManagerIssuer().isPresent() ? certManagerSecret() : tlsSecret());
+  }
+
+  /** The cert-manager issuer of the server certificate (spec.tls.issuerRef), while TLS is on. */
+  public Optional<IssuerRef> certManagerIssuer() {
+    return Optional.ofNullable(db.getSpec().getTls())
+        .filter(t -> t.on())
+        .map(t -> t.getIssuerRef());
+  }
+
+  /**
+   * The cert-manager Certificate Cellar creates for spec.tls.issuerRef. Not {@link #tlsSecret}'s
+   * name: moving between Cellar and cert-manager never has both write one Secret.
+   */
+  public String certManagerCertificate() {
+    return name() + "-server";
+  }
+
+  /** The Secret cert-manager writes for {@link #certManagerCertificate}. */
+  public String certManagerSecret() {
+    return name() + "-server-tls";
   }
 
   /** Whether the servers speak TLS (spec.tls.mode is not disabled). */

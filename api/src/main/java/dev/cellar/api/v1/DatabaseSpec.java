@@ -239,19 +239,22 @@ public class DatabaseSpec {
 
   @JsonPropertyDescription(
       "Encrypted connections: mode enabled (default), required or disabled; certificateSecret"
-          + " brings your own certificate instead of the one Cellar issues and renews;"
+          + " brings your own certificate instead of the one Cellar issues and renews, issuerRef"
+          + " has cert-manager issue it;"
           + " clientCertificates requires one of the application user.")
   @Default("{}")
   // Here rather than on TlsSpec, which has its rule (one rule per annotated element).
   @ValidationRule(
       value =
           "!has(self.clientCertificates) || !self.clientCertificates || ((!has(self.mode) ||"
-              + " self.mode != 'disabled') && !has(self.certificateSecret))",
+              + " self.mode != 'disabled') && !has(self.certificateSecret) &&"
+              + " !has(self.issuerRef))",
       fieldPath = ".clientCertificates",
       messageExpression =
-          "has(self.certificateSecret) ? 'tls.clientCertificates needs the CA Cellar issues,"
-              + " which signs the client certificate: remove tls.certificateSecret, or set"
-              + " tls.clientCertificates to false' : 'tls.clientCertificates needs TLS: set"
+          "has(self.certificateSecret) || has(self.issuerRef) ? 'tls.clientCertificates needs the"
+              + " CA Cellar issues, which signs the client certificate: remove '"
+              + " + (has(self.certificateSecret) ? 'tls.certificateSecret' : 'tls.issuerRef') + ',"
+              + " or set tls.clientCertificates to false' : 'tls.clientCertificates needs TLS: set"
               + " tls.mode to enabled or required, or set tls.clientCertificates to false'",
       reason = "FieldValueForbidden")
   private TlsSpec tls = new TlsSpec();

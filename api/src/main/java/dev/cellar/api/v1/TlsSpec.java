@@ -19,11 +19,14 @@ import lombok.NoArgsConstructor;
 @AllArgsConstructor
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
-    value = "!has(self.mode) || self.mode != 'disabled' || !has(self.certificateSecret)",
+    value =
+        "(!has(self.mode) || self.mode != 'disabled' || !has(self.certificateSecret)) &&"
+            + " !(has(self.certificateSecret) && has(self.issuerRef))",
     fieldPath = ".certificateSecret",
-    message =
-        "tls.certificateSecret needs TLS: set tls.mode to enabled or required, or remove"
-            + " tls.certificateSecret",
+    messageExpression =
+        "has(self.issuerRef) ? 'tls.certificateSecret and tls.issuerRef both say where the"
+            + " certificate comes from: keep one' : 'tls.certificateSecret needs TLS: set tls.mode"
+            + " to enabled or required, or remove tls.certificateSecret'",
     reason = "FieldValueForbidden")
 public class TlsSpec {
   @JsonPropertyDescription(
@@ -49,6 +52,14 @@ public class TlsSpec {
   private String certificateSecret;
 
   @JsonPropertyDescription(
+      "cert-manager issues the server certificate instead of Cellar: Cellar creates a cert-manager"
+          + " Certificate <name>-server (the same names as its own certificate) from this issuer"
+          + " into the Secret <name>-server-tls, and cert-manager renews it; the servers reload it"
+          + " without a restart. Needs cert-manager in the cluster; ignored while mode is"
+          + " disabled.")
+  private IssuerRef issuerRef;
+
+  @JsonPropertyDescription(
       "true: the application user (the credentials Secret's username) must also present a client"
           + " certificate signed by the Database's CA, over TLS, whatever the mode: PostgreSQL"
           + " hostssl with clientcert=verify-full (its common name is the user name), MariaDB/MySQL"
@@ -56,6 +67,10 @@ public class TlsSpec {
           + " ca.crt) and renews it like the server's. Replication and Cellar's own connections"
           + " are not affected. Default false.")
   private Boolean clientCertificates;
+
+  public TlsSpec(TlsMode mode, String certificateSecret, Boolean clientCertificates) {
+    this(mode, certificateSecret, null, clientCertificates);
+  }
 
   /** Whether the servers have a certificate (mode not disabled). */
   public boolean on() {

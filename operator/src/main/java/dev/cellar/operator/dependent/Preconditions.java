@@ -71,6 +71,16 @@ public final class Preconditions {
     }
   }
 
+  /** spec.tls.issuerRef with TLS on: cert-manager's Certificate is wanted. */
+  public static final class IssuedByCertManager implements Condition<HasMetadata, Database> {
+    @Override
+    public boolean isMet(
+        DependentResource<HasMetadata, Database> dependent, Database db, Context<Database> ctx) {
+      return Topology.of(db).certManagerIssuer().isPresent()
+          && Topology.of(db).serverCertificateSecret().equals(Topology.of(db).certManagerSecret());
+    }
+  }
+
   /**
    * spec.tls.clientCertificates with the CA Cellar issues: the application user's client
    * certificate Secret is wanted. When false it goes (clients then need none).

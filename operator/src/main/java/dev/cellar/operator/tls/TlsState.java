@@ -5,6 +5,7 @@ import dev.cellar.api.v1.TlsStatus;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.credentials.CredentialsSecret;
+import dev.cellar.operator.dependent.Certificate;
 import dev.cellar.operator.status.Conditions.Reason;
 import dev.cellar.operator.status.Observed;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -39,7 +40,85 @@ public record TlsState(
     }
     String name = topology.serverCertificateSecret();
     Optional<Secret> secret = TlsSecrets.read(topology, name, context);
+    if (secret.isEmpty() && name.equals(topology.certManagerSecret())) {
+      return waitingForCertManager(topology, certificate(context), now);
+    }
     return of(topology, secret, now);
+  }
+
+  /**
+   * How long cert-manager may take to issue a new Certificate before the status says it has not: an
+   * issuer answers in seconds, an ACME one in a minute or two.
+   */
+  static final Duration CERT_MANAGER_GRACE = Duration.ofMinutes(2);
+
+  /**
+   * cert-manager's Certificate, if its CRD is installed (an empty Optional inside) and Cellar's
+   * informer runs for it; empty when cert-manager is not installed.
+   */
+  static Optional<Optional<Certificate>> certificate(Context<Database> context) {
+    // JOSDK registers no event source for the type while its CRD is missing (the dependent's
+    // activation condition), and then finds no Certificate rather than failing.
+    if (context.eventSourceRetriever().getEventSourcesFor(Certificate.class).isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(context.getSecondaryResource(Certificate.class));
+  }
+
+  /**
+   * The server certificate cert-manager is to write does not exist: cert-manager is missing, or has
+   * not issued it (yet). Within {@link #CERT_MANAGER_GRACE} of the Certificate's creation that is
+   * normal; after, the status names cert-manager's own words (its Ready condition).
+   */
+  static TlsState waitingForCertManager(
+      Topology topology, Optional<Optional<Certificate>> certificate, Instant now) {
+    String secret = topology.certManagerSecret();
+    if (certificate.isEmpty()) {
+      return failure(
+          secret,
+          now,
+          Reason.CERTIFICATE_INVALID,
+          "spec.tls.issuerRef needs cert-manager, but the API server does not serve its"
+              + " certificates.cert-manager.io: install cert-manager, or remove spec.tls.issuerRef"
+              + " for Cellar to issue the certificate");
+    }
+    String name = topology.certManagerCertificate();
+    Optional<Instant> created =
+        certificate
+            .get()
+            .map(c -> c.getMetadata().getCreationTimestamp())
+            .flatMap(TlsState::instant);
+    if (created.isEmpty() || now.isBefore(created.get().plus(CERT_MANAGER_GRACE))) {
+      return new TlsState(
+          Optional.of(new TlsStatus(secret, null, null)),
+          Optional.empty(),
+          Optional.of(created.orElse(now).plus(CERT_MANAGER_GRACE)));
+    }
+    String said =
+        certificate
+            .get()
+            .flatMap(Certificate::ready)
+            .map(c -> c.getReason() + ": " + c.getMessage())
+            .orElse("it has no Ready condition: is cert-manager's controller running?");
+    return failure(
+        secret,
+        now,
+        Reason.CERTIFICATE_INVALID,
+        "cert-manager has not issued the server certificate: the Certificate "
+            + name
+            + " says "
+            + said
+            + " (kubectl describe certificate "
+            + name
+            + " and its CertificateRequest say more)");
+  }
+
+  private static Optional<Instant> instant(String time) {
+    try {
+      return Optional.ofNullable(time).map(Instant::parse);
+    } catch (RuntimeException e) {
+      return Optional.empty();
+    }
   }
 
   /** The state for {@code secret}, the server certificate Secret (if it exists). */
@@ -100,8 +179,13 @@ public record TlsState(
                       + rfc3339(notAfter)
                       + (ours
                           ? " and Cellar could not renew it (see the operator's log and Events)"
-                          : ": renew it in the Secret (Cellar does not renew a certificate it did"
-                              + " not issue); the servers reload it without a restart")));
+                          : name.equals(topology.certManagerSecret())
+                              ? " and cert-manager has not renewed it (kubectl describe"
+                                  + " certificate "
+                                  + topology.certManagerCertificate()
+                                  + ")"
+                              : ": renew it in the Secret (Cellar does not renew a certificate it"
+                                  + " did not issue); the servers reload it without a restart")));
       recheck = now.isBefore(notAfter) ? Optional.of(notAfter) : Optional.empty();
     } else {
       recheck = Optional.of(ours && now.isBefore(renewal) ? renewal : nearExpiry);

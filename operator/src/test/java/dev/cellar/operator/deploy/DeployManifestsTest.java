@@ -146,6 +146,7 @@ class DeployManifestsTest {
           {"policy", "poddisruptionbudgets"},
           {"networking.k8s.io", "networkpolicies"},
           {"monitoring.coreos.com", "podmonitors"},
+          {"cert-manager.io", "certificates"},
           {"batch", "cronjobs"}
         }) {
       assertThat(grants(rules, child[0], child[1], "create")).as(child[1]).isTrue();

@@ -5,17 +5,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.Engine;
+import dev.cellar.api.v1.IssuerRef;
 import dev.cellar.api.v1.TlsMode;
 import dev.cellar.api.v1.TlsSpec;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.status.Conditions.Reason;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -113,5 +116,89 @@ class TlsStateTest {
     TlsState state = TlsState.of(Topology.of(db(null)), Optional.empty(), NOW);
     assertThat(state.failure()).isEmpty();
     assertThat(state.status().orElseThrow().getSecretName()).isEqualTo("orders-db-tls");
+  }
+
+  static Database certManaged() {
+    TlsSpec tls = new TlsSpec();
+    tls.setIssuerRef(new IssuerRef("company-ca"));
+    return db(tls);
+  }
+
+  static dev.cellar.operator.dependent.Certificate certificate(
+      Instant created, String readyReason, String readyMessage) {
+    var certificate = new dev.cellar.operator.dependent.Certificate();
+    certificate.getMetadata().setName("orders-db-server");
+    certificate.getMetadata().setCreationTimestamp(created.toString());
+    if (readyReason != null) {
+      certificate.setStatus(
+          new dev.cellar.operator.dependent.Certificate.Status(
+              List.of(
+                  new ConditionBuilder()
+                      .withType("Ready")
+                      .withStatus("False")
+                      .withReason(readyReason)
+                      .withMessage(readyMessage)
+                      .build()),
+              null));
+    }
+    return certificate;
+  }
+
+  @Test
+  void withoutCertManagerTheStatusSaysWhatIsMissing() {
+    Topology topology = Topology.of(certManaged());
+    assertThat(topology.serverCertificateSecret()).isEqualTo("orders-db-server-tls");
+    assertThat(topology.issuesCertificate()).isFalse();
+    TlsState state = TlsState.waitingForCertManager(topology, Optional.empty(), NOW);
+    assertThat(state.failure().orElseThrow().reason()).isEqualTo(Reason.CERTIFICATE_INVALID);
+    assertThat(state.failure().orElseThrow().message())
+        .contains("spec.tls.issuerRef needs cert-manager")
+        .contains("install cert-manager, or remove spec.tls.issuerRef");
+    assertThat(state.status().orElseThrow().getSecretName()).isEqualTo("orders-db-server-tls");
+  }
+
+  @Test
+  void aCertificateBeingIssuedIsNoFailureUntilTheGraceIsOver() {
+    Topology topology = Topology.of(certManaged());
+    Instant created = NOW.minusSeconds(30);
+    TlsState issuing =
+        TlsState.waitingForCertManager(
+            topology,
+            Optional.of(
+                Optional.of(
+                    certificate(
+                        created,
+                        "DoesNotExist",
+                        "Issuing certificate as Secret does not" + " exist"))),
+            NOW);
+    assertThat(issuing.failure()).isEmpty();
+    assertThat(issuing.recheck()).contains(created.plus(TlsState.CERT_MANAGER_GRACE));
+    // Not created yet (this reconcile's workflow creates it): no failure either.
+    assertThat(
+            TlsState.waitingForCertManager(topology, Optional.of(Optional.empty()), NOW).failure())
+        .isEmpty();
+  }
+
+  @Test
+  void aCertificateLeftUnissuedIsNamedWithCertManagersWords() {
+    Topology topology = Topology.of(certManaged());
+    Instant created = NOW.minus(TlsState.CERT_MANAGER_GRACE).minusSeconds(1);
+    TlsState stuck =
+        TlsState.waitingForCertManager(
+            topology,
+            Optional.of(
+                Optional.of(
+                    certificate(
+                        created, "Failed", "issuer.cert-manager.io \"company-ca\" not found"))),
+            NOW);
+    assertThat(stuck.failure().orElseThrow().message())
+        .contains("cert-manager has not issued the server certificate")
+        .contains("orders-db-server says Failed: issuer.cert-manager.io \"company-ca\" not found")
+        .contains("kubectl describe certificate orders-db-server");
+    TlsState silent =
+        TlsState.waitingForCertManager(
+            topology, Optional.of(Optional.of(certificate(created, null, null))), NOW);
+    assertThat(silent.failure().orElseThrow().message())
+        .contains("is cert-manager's controller running?");
   }
 }
