@@ -442,9 +442,7 @@ class MetricsRealNodeIT {
                     .singleElement()
                     .satisfies(seconds -> assertThat(seconds).isGreaterThanOrEqualTo(0.0));
                 assertThat(
-                        kubectl("get", "db", "-n", ns, "orders", "-o", statusLag)
-                            .stdout()
-                            .strip())
+                        kubectl("get", "db", "-n", ns, "orders", "-o", statusLag).stdout().strip())
                     .as(ns + ": status.instances lag of " + replica)
                     .matches("[0-9]+");
                 assertThat(query(cellarLag).values())
