@@ -142,6 +142,7 @@ class CertManagerIT extends ReconcilerTestBase {
         .pollInterval(Duration.ofSeconds(1))
         .until(() -> child(Certificate.class, name + "-server") != null);
     Certificate certificate = child(Certificate.class, name + "-server");
+    String written = certificate.getMetadata().getResourceVersion();
     Certificate.Spec spec = certificate.getSpec();
     assertThat(spec.secretName()).isEqualTo(name + "-server-tls");
     assertThat(spec.issuerRef())
@@ -203,5 +204,8 @@ class CertManagerIT extends ReconcilerTestBase {
                   .isEqualTo(ca.certificate());
             });
     assertThat(condition(ready, Type.DEGRADED).getStatus()).isEqualTo("False");
+    // Converged: the Certificate was written once (the reconciles since changed nothing).
+    assertThat(child(Certificate.class, name + "-server").getMetadata().getResourceVersion())
+        .isEqualTo(written);
   }
 }
