@@ -35,13 +35,18 @@ dir_of() {
 # go build names a binary after its package path, skipping a major version suffix (/v3).
 binname() { local b; b=$(basename "$1"); [[ $b =~ ^v[0-9]+$ ]] && b=$(basename "$(dirname "$1")"); echo "$b"; }
 
-# build MODULE VERSION LDFLAGS PKG... : builds the named main packages that are missing.
+# build MODULE VERSION LDFLAGS PKG... : builds the named main packages that are missing. One
+# build of a directory at a time: a second caller (bin/test builds Prometheus in the background,
+# and MetricsRealNodeIT asks for it too) waits on the lock, then finds the binaries.
 build() {
   local mod=$1 version=$2 ldflags=$3; shift 3
-  local out missing=() pkg
+  local out missing=() pkg lock
   out=$(dir_of "$mod" "$version" "$ldflags")
+  mkdir -p "$(dirname "$out")"
+  exec {lock}>"$out.lock"
+  flock "$lock"
   for pkg in "$@"; do [ -x "$out/$(binname "$pkg")" ] || missing+=("$pkg"); done
-  [ ${#missing[@]} -eq 0 ] && { echo "$out"; return; }
+  [ ${#missing[@]} -eq 0 ] && { exec {lock}>&-; echo "$out"; return; }
   echo "local-cluster build: building ${missing[*]##*/} ($mod $version) into $out; the first build takes a while" >&2
   mkdir -p "$out.tmp"
   local start=$SECONDS
@@ -51,6 +56,7 @@ build() {
   mkdir -p "$out"
   mv "$out.tmp"/* "$out/" && rmdir "$out.tmp"
   echo "local-cluster build: built ${missing[*]##*/} in $((SECONDS - start)) s" >&2
+  exec {lock}>&-
   echo "$out"
 }
 
