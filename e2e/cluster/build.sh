@@ -36,15 +36,20 @@ dir_of() {
 binname() { local b; b=$(basename "$1"); [[ $b =~ ^v[0-9]+$ ]] && b=$(basename "$(dirname "$1")"); echo "$b"; }
 
 # build MODULE VERSION LDFLAGS PKG... : builds the named main packages that are missing. One
-# build of a directory at a time: a second caller (bin/test builds Prometheus in the background,
-# and MetricsRealNodeIT asks for it too) waits on the lock, then finds the binaries.
+# build of a directory at a time: a second caller (bin/test builds the real node's binaries and
+# Prometheus in the background; the real node and MetricsRealNodeIT ask for them too) waits on the
+# lock, then finds the binaries.
 build() {
   local mod=$1 version=$2 ldflags=$3; shift 3
   local out missing=() pkg lock
   out=$(dir_of "$mod" "$version" "$ldflags")
+  for pkg in "$@"; do [ -x "$out/$(binname "$pkg")" ] || missing+=("$pkg"); done
+  [ ${#missing[@]} -eq 0 ] && { echo "$out"; return; }
+  # Binaries already there are used without waiting: the lock only orders builds.
   mkdir -p "$(dirname "$out")"
   exec {lock}>"$out.lock"
   flock "$lock"
+  missing=()
   for pkg in "$@"; do [ -x "$out/$(binname "$pkg")" ] || missing+=("$pkg"); done
   [ ${#missing[@]} -eq 0 ] && { exec {lock}>&-; echo "$out"; return; }
   echo "local-cluster build: building ${missing[*]##*/} ($mod $version) into $out; the first build takes a while" >&2
