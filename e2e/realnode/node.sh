@@ -16,6 +16,8 @@
 #   e2e/realnode/node.sh load ARCHIVE...   import image archives (docker save or OCI, e.g. Jib's
 #                                 target/jib-image.tar) into the node's containerd, as `kind load
 #                                 image-archive` does; an archive imported before is skipped
+#   e2e/realnode/node.sh tag IMAGE NAME   IMAGE, in the node's containerd, also as NAME (a new
+#                                 version of an image for the rolling update test)
 #
 # The node is `cellar-real-node`, labelled cellar.dev/real-node=true and tainted
 # cellar.dev/real-node=true:PreferNoSchedule, so the scheduler keeps pods that could run anywhere
@@ -406,6 +408,16 @@ cmd_load() {
   done
 }
 
+# tag IMAGE NAME: the node's IMAGE also under NAME, as `ctr images tag` does (replacing a NAME
+# that names another image).
+cmd_tag() {
+  [ $# -eq 2 ] || die "usage: node tag IMAGE NAME"
+  [ -f "$node/.complete" ] || die "no real node in $dir (run: node up)"
+  containerd_health || die "the node's containerd does not run (run: node up)"
+  ctr_ images tag --force "$1" "$2" >/dev/null || die "ctr could not tag $1 as $2"
+  say "$1 is also $2"
+}
+
 cmd_status() {
   [ -d "$node" ] || { echo "no real node in $dir"; return 3; }
   print_status
@@ -420,5 +432,6 @@ case ${1:-} in
   stop) cmd_stop "${2:-}" ;;
   start) cmd_start "${2:-}" ;;
   load) shift; cmd_load "$@" ;;
+  tag) shift; cmd_tag "$@" ;;
   *) usage ;;
 esac

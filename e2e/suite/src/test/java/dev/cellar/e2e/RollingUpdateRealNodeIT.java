@@ -16,6 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.cellar.e2e.RealNodeIT.Engine;
+import dev.cellar.testkit.LocalCluster;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,16 +32,22 @@ import org.junit.jupiter.api.extension.TestWatcher;
 /**
  * A rolling update that keeps writes going (issue #16), on the real node with PostgreSQL, three
  * replicas and synchronous replication (both standbys quorum-synchronous, before and after): a
- * resources change gives every pod a new template while a client writes through {@code <name>}.
- * Cellar replaces the replicas first, switches over once to an updated replica, and replaces the
- * former primary last: one SwitchedOver Event, no acknowledged row lost, and the client's outage
- * window measured (first failed write to the next acknowledged one).
+ * version change (15 to 15.14, its image a new tag of the same server) gives every pod a new
+ * template while a client writes through {@code <name>}. Cellar replaces the replicas first,
+ * switches over once to an updated replica, and replaces the former primary last: one SwitchedOver
+ * Event, no acknowledged row lost, and the client's outage window measured (first failed write to
+ * the next acknowledged one).
  *
  * <p>Shares {@link RealNodeIT}'s lifecycle: local cluster with {@code CELLAR_REAL_NODE=true}, or
  * kind.
  */
 @RunsOnKind
 class RollingUpdateRealNodeIT {
+  /** The version the rolling update goes to, and its image (a tag of the same server). */
+  static final String NEW_VERSION = "15.14";
+
+  static final String NEW_IMAGE = "cellar.local/postgres:" + NEW_VERSION;
+
   static final String SQL =
       "PGUSER=$DB_USER PGPASSWORD=$DB_PASSWORD PGCONNECT_TIMEOUT=2 psql -X -h %s -d \"$DB_NAME\""
           + " -qtA -v ON_ERROR_STOP=1 -c \"%s\"";
@@ -100,17 +107,27 @@ class RollingUpdateRealNodeIT {
         .pollInterval(Duration.ofMillis(500))
         .until(() -> okRows(ns) >= 20);
 
+    // A new version: on the real node, the same server under a new tag (no second PostgreSQL 15
+    // build is to be had offline), named by spec.version and spec.image as a user's upgrade
+    // would; on kind, whose nodes hold one tag, a resources change (a new template too).
+    String change;
+    if (LocalCluster.get().isLocal()) {
+      LocalCluster.Result tagged =
+          LocalCluster.exec(
+              List.of(
+                  LocalCluster.get().repoRootDir().resolve("e2e/local-cluster").toString(),
+                  "node",
+                  "tag",
+                  engine.image(),
+                  NEW_IMAGE),
+              LocalCluster.get().repoRootDir().toFile());
+      assertThat(tagged.exitCode()).as("node tag:\n" + tagged.tail(10)).isZero();
+      change = "{\"spec\":{\"version\":\"" + NEW_VERSION + "\",\"image\":\"" + NEW_IMAGE + "\"}}";
+    } else {
+      change = "{\"spec\":{\"resources\":{\"requests\":{\"cpu\":\"110m\"}}}}";
+    }
     long asked = System.nanoTime();
-    ok(
-        "patch",
-        "db",
-        "-n",
-        ns,
-        "orders",
-        "--type",
-        "merge",
-        "-p",
-        "{\"spec\":{\"resources\":{\"requests\":{\"cpu\":\"110m\"}}}}");
+    ok("patch", "db", "-n", ns, "orders", "--type", "merge", "-p", change);
     await("every pod replaced, Ready again")
         .atMost(Duration.ofMinutes(4))
         .pollInterval(Duration.ofSeconds(1))
@@ -207,6 +224,28 @@ class RollingUpdateRealNodeIT {
         .as("no failover during the rollout")
         .isZero();
     assertThat(worst).as("longest client outage in ms\n" + log).isLessThan(15_000);
+    if (LocalCluster.get().isLocal()) {
+      assertThat(kubectl("get", "db", "-n", ns, "orders", "-o", "jsonpath={.status.version}"))
+          .extracting(r -> r.stdout().strip())
+          .isEqualTo(NEW_VERSION);
+      assertThat(
+              kubectl(
+                      "get",
+                      "pods",
+                      "-n",
+                      ns,
+                      "-l",
+                      "app.kubernetes.io/instance=orders,app.kubernetes.io/component=database",
+                      "-o",
+                      "jsonpath={range .items[*]}{.spec.containers[?(@.name==\"database\")].image}"
+                          + "{\"\\n\"}{end}")
+                  .stdout()
+                  .lines()
+                  .toList())
+          .as("every pod on the new version's image")
+          .hasSize(3)
+          .containsOnly(NEW_IMAGE);
+    }
   }
 
   /** pg_stat_replication.sync_state of each standby streaming from {@code pod}, sorted. */
