@@ -112,6 +112,7 @@ class DashboardTest {
             "cellar_database_certificate_expires_in_seconds",
             "cellar_database_last_backup_age_seconds",
             "cellar_database_last_verified_backup_age_seconds",
+            "cellar_database_replication_lag_seconds",
             "kubelet_volume_stats_capacity_bytes",
             "kubelet_volume_stats_used_bytes",
             "mysql_global_status_commands_total",
