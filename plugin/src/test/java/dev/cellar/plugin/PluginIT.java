@@ -175,8 +175,8 @@ class PluginIT {
         .contains("Credentials    shop-credentials (Secret)");
     assertThat(run.out()).containsPattern("Ready +True");
     assertThat(run.out()).containsPattern("Available +True");
-    assertThat(run.out()).containsPattern("shop-0 +primary +true +Running");
-    assertThat(run.out()).containsPattern("shop-1 +replica +true +Running");
+    assertThat(run.out()).containsPattern("shop-0 +primary +true +- +Running");
+    assertThat(run.out()).containsPattern("shop-1 +replica +true +[-0-9s]+ +Running");
     assertThat(run.out()).contains("Backups", "Last           none");
     assertThat(run.out()).doesNotContain("\u001B[");
 
