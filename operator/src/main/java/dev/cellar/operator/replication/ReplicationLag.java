@@ -88,6 +88,7 @@ public final class ReplicationLag {
   /** Whether {@code db} has replicas running, whose lag there is to ask. */
   static boolean replicated(Database db) {
     return db.getSpec() != null
+        && db.getSpec().getReplicas() != null
         && db.getSpec().getReplicas() > 1
         && !Boolean.TRUE.equals(db.getSpec().getHibernated());
   }
