@@ -52,13 +52,15 @@ import net.jqwik.api.RandomGenerator;
  *
  * <p>{@code mvn verify} runs 200 cases with a fixed seed. Longer runs: {@code
  * -Dcellar.fuzz.cases=1000 -Dcellar.fuzz.seed=random} (or CELLAR_FUZZ_CASES, CELLAR_FUZZ_SEED);
- * {@code cellar.fuzz.batch} (50) and {@code cellar.fuzz.deadlineSeconds} (240: a batch's creates
- * take up to half a minute on 2 cores, the operator gives an unscheduled pod a minute before it
- * calls it Degraded, the verdict must hold 20 s, and measured batches settled in 130 to 180 s) tune
- * it. The seed and case count are printed first; each failing case is printed as YAML with what was
- * seen, and the whole report is kept in {@code e2e/suite/target/e2e-logs/database-fuzz/report.txt}.
- * Inputs the API server refuses are not cases: the generator makes only admissible ones, and a
- * refusal fails the run (the generator and the CRD disagree).
+ * {@code cellar.fuzz.batch} (100: each batch ends with its idle minute, so two batches of 100 took
+ * 390 s where four of 50 took 676 s, same seed, 0 failing either way) and {@code
+ * cellar.fuzz.deadlineSeconds} (240: a batch's creates take up to half a minute on 2 cores, the
+ * operator gives an unscheduled pod a minute before it calls it Degraded, the verdict must hold 20
+ * s, and measured batches settled in 120 to 180 s) tune it. The seed and case count are printed
+ * first; each failing case is printed as YAML with what was seen, and the whole report is kept in
+ * {@code e2e/suite/target/e2e-logs/database-fuzz/report.txt}. Inputs the API server refuses are not
+ * cases: the generator makes only admissible ones, and a refusal fails the run (the generator and
+ * the CRD disagree).
  *
  * <p>A jqwik {@code @Example} rather than a {@code @Property}: a try is an end-to-end batch, so the
  * run drives jqwik's generators itself (seeded, with edge cases mixed in) and does not shrink.
@@ -103,7 +105,7 @@ class DatabaseFuzzIT {
 
   final int cases = Integer.parseInt(setting("cellar.fuzz.cases", "CELLAR_FUZZ_CASES", "200"));
   final long seed = seed(setting("cellar.fuzz.seed", "CELLAR_FUZZ_SEED", "20261123"));
-  final int batchSize = Integer.parseInt(setting("cellar.fuzz.batch", "CELLAR_FUZZ_BATCH", "50"));
+  final int batchSize = Integer.parseInt(setting("cellar.fuzz.batch", "CELLAR_FUZZ_BATCH", "100"));
   final Duration deadline =
       Duration.ofSeconds(
           Long.parseLong(
