@@ -112,15 +112,7 @@ class RollingUpdateRealNodeIT {
     // would; on kind, whose nodes hold one tag, a resources change (a new template too).
     String change;
     if (LocalCluster.get().isLocal()) {
-      LocalCluster.Result tagged =
-          LocalCluster.exec(
-              List.of(
-                  LocalCluster.get().repoRootDir().resolve("e2e/local-cluster").toString(),
-                  "node",
-                  "tag",
-                  engine.image(),
-                  NEW_IMAGE),
-              LocalCluster.get().repoRootDir().toFile());
+      LocalCluster.Result tagged = RealNodeIT.node("tag", engine.image(), NEW_IMAGE);
       assertThat(tagged.exitCode()).as("node tag:\n" + tagged.tail(10)).isZero();
       change = "{\"spec\":{\"version\":\"" + NEW_VERSION + "\",\"image\":\"" + NEW_IMAGE + "\"}}";
     } else {
@@ -228,20 +220,7 @@ class RollingUpdateRealNodeIT {
       assertThat(kubectl("get", "db", "-n", ns, "orders", "-o", "jsonpath={.status.version}"))
           .extracting(r -> r.stdout().strip())
           .isEqualTo(NEW_VERSION);
-      assertThat(
-              kubectl(
-                      "get",
-                      "pods",
-                      "-n",
-                      ns,
-                      "-l",
-                      "app.kubernetes.io/instance=orders,app.kubernetes.io/component=database",
-                      "-o",
-                      "jsonpath={range .items[*]}{.spec.containers[?(@.name==\"database\")].image}"
-                          + "{\"\\n\"}{end}")
-                  .stdout()
-                  .lines()
-                  .toList())
+      assertThat(eachPod(ns, "{.spec.containers[?(@.name==\"database\")].image}").lines().toList())
           .as("every pod on the new version's image")
           .hasSize(3)
           .containsOnly(NEW_IMAGE);
@@ -266,23 +245,27 @@ class RollingUpdateRealNodeIT {
             .count();
   }
 
+  /** {@code field} (a JSONPath) of each of the Database's pods, a line each. */
+  static String eachPod(String ns, String field) {
+    return kubectl(
+            "get",
+            "pods",
+            "-n",
+            ns,
+            "-l",
+            "app.kubernetes.io/component=database,app.kubernetes.io/instance=orders",
+            "-o",
+            "jsonpath={range .items[*]}" + field + "{\"\\n\"}{end}")
+        .stdout();
+  }
+
   /** Every pod on the StatefulSet's update revision. */
   static boolean allRolled(String ns) {
     String update =
         kubectl("get", "sts", "-n", ns, "orders", "-o", "jsonpath={.status.updateRevision}")
             .stdout()
             .strip();
-    String revisions =
-        kubectl(
-                "get",
-                "pods",
-                "-n",
-                ns,
-                "-l",
-                "app.kubernetes.io/component=database,app.kubernetes.io/instance=orders",
-                "-o",
-                "jsonpath={range .items[*]}{.metadata.labels.controller-revision-hash}{\"\\n\"}{end}")
-            .stdout();
+    String revisions = eachPod(ns, "{.metadata.labels.controller-revision-hash}");
     List<String> revs = revisions.lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
     return !update.isEmpty() && revs.size() == 3 && revs.stream().allMatch(update::equals);
   }
