@@ -149,6 +149,15 @@ public record Topology(Database db) {
     return name() + "-client-tls";
   }
 
+  /**
+   * Whether a commit waits for a replica (spec.replication.mode sync, with a replica to wait for).
+   */
+  public boolean synchronousReplication() {
+    return Optional.ofNullable(db.getSpec().getReplication())
+        .map(r -> r.synchronous(db.getSpec().getReplicas()))
+        .orElse(false);
+  }
+
   /** Whether the application user must present a client certificate (spec.tls). */
   public boolean requiresClientCertificates() {
     return Optional.ofNullable(db.getSpec().getTls())

@@ -378,6 +378,11 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
       // then require the application user's client certificate (pg_hba.conf; REQUIRE X509).
       env.add(EngineProfile.value("CELLAR_TLS_CLIENT_CERTIFICATES", "required"));
     }
+    if (topology.synchronousReplication()) {
+      // Likewise only when asked for: the MySQL-family scripts turn semi-sync waits on where the
+      // pod is the primary, and only there (server-args.sh).
+      env.add(EngineProfile.value("CELLAR_REPLICATION_MODE", "sync"));
+    }
     return env;
   }
 

@@ -44,8 +44,7 @@ public final class MariaDbProfile extends MySqlFamilyProfile {
   @Override
   protected String semiSyncSettings() {
     // Built into MariaDB since 10.3.3.
-    return "rpl_semi_sync_master_enabled = ON\n"
-        + "rpl_semi_sync_slave_enabled = ON\n"
+    return "rpl_semi_sync_slave_enabled = ON\n"
         + "rpl_semi_sync_master_wait_point = AFTER_SYNC\n"
         + "rpl_semi_sync_master_timeout = "
         + SEMI_SYNC_TIMEOUT_MS

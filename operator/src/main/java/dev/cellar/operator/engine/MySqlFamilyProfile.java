@@ -3,12 +3,12 @@ package dev.cellar.operator.engine;
 import dev.cellar.api.v1.Database;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Keys.Credentials;
+import dev.cellar.operator.Topology;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Probe;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 
 /** What MySQL and MariaDB share: port, data path, my.cnf include, root-user dumps. */
@@ -94,8 +94,10 @@ abstract class MySqlFamilyProfile extends EngineProfile {
   /**
    * The engine's semi-synchronous replication settings, for spec.replication.mode sync: the primary
    * acknowledges a commit once a replica has received it (AFTER_SYNC, so no other session sees it
-   * before), both sides enabled on every pod since any pod may be promoted. Prefixed loose- where a
-   * plugin provides them, so a server without it still starts.
+   * before). The replica's side is on in every pod; the primary's waits are switched on by
+   * server-args.sh and role.sh promote on the primary only (CELLAR_REPLICATION_MODE=sync), since a
+   * replica with them on would wait, for every transaction it applies, for replicas of its own.
+   * Prefixed loose- where a plugin provides them, so a server without it still starts.
    */
   protected abstract String semiSyncSettings();
 
@@ -108,9 +110,7 @@ abstract class MySqlFamilyProfile extends EngineProfile {
 
   /** The semi-sync settings when the Database asks for sync and has a replica, else none. */
   String replicationSettings(Database db) {
-    return Optional.ofNullable(db.getSpec().getReplication())
-            .map(r -> r.synchronous(db.getSpec().getReplicas()))
-            .orElse(false)
+    return Topology.of(db).synchronousReplication()
         ? "# spec.replication.mode: sync\n" + semiSyncSettings()
         : "";
   }

@@ -35,7 +35,6 @@ public final class MySqlProfile extends MySqlFamilyProfile {
     // Plugins in MySQL, named source/replica since 8.0.26.
     return "plugin_load_add = semisync_source.so\n"
         + "plugin_load_add = semisync_replica.so\n"
-        + "loose_rpl_semi_sync_source_enabled = ON\n"
         + "loose_rpl_semi_sync_replica_enabled = ON\n"
         + "loose_rpl_semi_sync_source_wait_point = AFTER_SYNC\n"
         + "loose_rpl_semi_sync_source_timeout = "

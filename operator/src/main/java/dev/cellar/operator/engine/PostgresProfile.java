@@ -4,11 +4,11 @@ import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.Engine;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Keys.Credentials;
+import dev.cellar.operator.Topology;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 
 /** PostgreSQL on the official {@code postgres} image. */
@@ -203,11 +203,7 @@ public final class PostgresProfile extends EngineProfile {
    * pod: a standby ignores it, and a promoted one applies it at once.
    */
   static Map<String, String> replicationSettings(Database db) {
-    boolean sync =
-        Optional.ofNullable(db.getSpec().getReplication())
-            .map(r -> r.synchronous(db.getSpec().getReplicas()))
-            .orElse(false);
-    return sync
+    return Topology.of(db).synchronousReplication()
         ? Map.of("synchronous_standby_names", "ANY 1 (*)", "synchronous_commit", "on")
         : Map.of();
   }

@@ -7,6 +7,8 @@ import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.DeletionPolicy;
 import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.ObjectStoreSpec;
+import dev.cellar.api.v1.ReplicationMode;
+import dev.cellar.api.v1.ReplicationSpec;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.engine.VersionDecision;
@@ -485,6 +487,33 @@ class DesiredStateTest {
     assertThat(BackupCronJobDependent.suspended(db, Optional.empty(), false))
         .as("never hibernated: backups run")
         .isFalse();
+  }
+
+  /** The scripts learn sync mode from the environment, only where it applies (replicas > 1). */
+  @Test
+  void syncReplicationIsInTheDatabaseContainersEnvironment() {
+    for (int replicas : new int[] {1, 3}) {
+      for (ReplicationMode mode : ReplicationMode.values()) {
+        Database db = db(Engine.MARIADB, "10.11");
+        db.getSpec().setReplicas(replicas);
+        db.getSpec().setReplication(new ReplicationSpec(mode));
+        List<String> env =
+            statefulSet(db, Optional.empty())
+                .getSpec()
+                .getTemplate()
+                .getSpec()
+                .getContainers()
+                .get(0)
+                .getEnv()
+                .stream()
+                .filter(e -> e.getName().equals("CELLAR_REPLICATION_MODE"))
+                .map(e -> e.getValue())
+                .toList();
+        assertThat(env)
+            .as("%s with %d replicas", mode, replicas)
+            .isEqualTo(mode == ReplicationMode.SYNC && replicas > 1 ? List.of("sync") : List.of());
+      }
+    }
   }
 
   @Test

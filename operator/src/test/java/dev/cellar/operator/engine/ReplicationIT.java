@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
 
+import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.Engine;
+import dev.cellar.api.v1.ReplicationMode;
+import dev.cellar.api.v1.ReplicationSpec;
 import dev.cellar.operator.engine.Scripts.Result;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -18,12 +21,16 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Replication proven with real servers from Debian's packages, outside containers: the project's
@@ -1206,45 +1213,85 @@ class ReplicationIT {
       exec "$server" "$@"
       """;
 
-  @Test
-  void mariadbEntrypointSetsUpThePrimaryAndSeedsTheReplica() throws IOException {
-    Path scripts = Scripts.materialize(Engine.MARIADB, "10.11", work.resolve("etc-cellar"));
+  /**
+   * Both replication modes. With sync (semi-sync), a logged write on a primary without a replica
+   * waits for one: the primary's set-up without networking must not wait (it did, and the first pod
+   * of a sync Database never became ready), nor a replica's applier, which waited for
+   * acknowledgements of its own while semi-sync was on in every pod.
+   */
+  @ParameterizedTest
+  @EnumSource(ReplicationMode.class)
+  void mariadbEntrypointSetsUpThePrimaryAndSeedsTheReplica(ReplicationMode mode)
+      throws IOException {
+    Database db = Scripts.db(Engine.MARIADB, "10.11");
+    db.getSpec().setReplicas(2);
+    db.getSpec().setReplication(new ReplicationSpec(mode));
+    Path scripts = Scripts.materialize(db, work.resolve("etc-cellar"));
     Path image = work.resolve("docker-entrypoint.sh");
     Files.writeString(image, FAKE_MARIADB_IMAGE);
     image.toFile().setExecutable(true, false);
+    boolean sync = mode == ReplicationMode.SYNC;
+    Map<String, String> modeEnv = sync ? Map.of("CELLAR_REPLICATION_MODE", "sync") : Map.of();
 
     Mariadb primary = new Mariadb(0, freePort(), work.resolve("mariadb-0"));
-    Background primaryPod = startMariadbEntrypoint(scripts, image, primary, null);
+    Background primaryPod = startMariadbEntrypoint(scripts, image, primary, null, modeEnv);
     awaitMariadb(primary, primaryPod);
     assertThat(primaryPod.log())
         .contains("starting mariadbd without networking for primary-setup.sh")
         .contains("replication account 'replicator' is ready on the primary")
-        .contains("starting mariadbd as primary (--server-id=1)");
-    primary.app("CREATE TABLE orders (id int PRIMARY KEY)");
-    primary.app("INSERT INTO orders VALUES (1), (2)");
+        .contains(
+            "starting mariadbd as primary (--server-id=1"
+                + (sync ? " --rpl-semi-sync-master-enabled=ON)" : ")"));
+    assertThat(primary.sql("SELECT @@rpl_semi_sync_master_enabled")).isEqualTo(sync ? "1" : "0");
+    // The first commits wait for a replica in sync mode: made in the background.
+    CompletableFuture<Void> writes =
+        CompletableFuture.runAsync(
+            () -> {
+              primary.app("CREATE TABLE orders (id int PRIMARY KEY)");
+              primary.app("INSERT INTO orders VALUES (1), (2)");
+            });
 
     Mariadb replica = new Mariadb(1, freePort(), work.resolve("mariadb-1"));
-    Background replicaPod = startMariadbEntrypoint(scripts, image, replica, primary);
+    Background replicaPod = startMariadbEntrypoint(scripts, image, replica, primary, modeEnv);
     awaitMariadb(replica, replicaPod);
+    await().atMost(CATCH_UP).until(writes::isDone);
+    writes.join();
+    assertThat(replica.sql("SELECT @@rpl_semi_sync_master_enabled")).isEqualTo("0");
+    assertThat(replica.sql("SELECT @@rpl_semi_sync_slave_enabled")).isEqualTo(sync ? "1" : "0");
     assertThat(replicaPod.log())
         .contains("starting mariadbd without networking for replica-bootstrap.sh")
         .contains("seeded 1 database(s) (app)")
         .contains("starting mariadbd as replica (--server-id=2 --read-only)");
+    if (sync) {
+      // The CREATE TABLE held the table's lock while it waited for a replica: received first.
+      assertThat(replicaPod.log()).contains("the primary holds 1 commit(s) until a replica");
+    }
     primary.app("INSERT INTO orders VALUES (3)");
     await().atMost(CATCH_UP).until(() -> replica.app("SELECT count(*) FROM orders").equals("3"));
     assertThat(replica.appResult("INSERT INTO orders VALUES (4)").output()).contains("read-only");
 
-    // A restarted replica skips the seed (fingerprint) and resumes from its GTID position.
+    // A restarted replica skips the seed (fingerprint) and resumes from its GTID position. In sync
+    // mode the write waits for it: acknowledged only once the replica is back.
     replicaPod.stop("TERM");
-    primary.app("INSERT INTO orders VALUES (4)");
-    replicaPod = startMariadbEntrypoint(scripts, image, replica, primary);
+    CompletableFuture<String> write =
+        CompletableFuture.supplyAsync(() -> primary.app("INSERT INTO orders VALUES (4)"));
+    if (sync) {
+      await()
+          .during(Duration.ofSeconds(3))
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> !write.isDone());
+    }
+    replicaPod = startMariadbEntrypoint(scripts, image, replica, primary, modeEnv);
     awaitMariadb(replica, replicaPod);
     assertThat(replicaPod.log()).doesNotContain("without networking");
     await().atMost(CATCH_UP).until(() -> replica.app("SELECT count(*) FROM orders").equals("4"));
+    await().atMost(CATCH_UP).until(write::isDone);
+    write.join();
   }
 
   private Background startMariadbEntrypoint(
-      Path scripts, Path image, Mariadb server, Mariadb primary) throws IOException {
+      Path scripts, Path image, Mariadb server, Mariadb primary, Map<String, String> extraEnv)
+      throws IOException {
     if (!Files.exists(server.dir)) {
       mkdirsOwnedBy("mysql", server.dir);
     }
@@ -1264,6 +1311,7 @@ class ReplicationIT {
     if (primary != null) {
       env.put("CELLAR_PRIMARY_PORT", String.valueOf(primary.port));
     }
+    env.putAll(extraEnv);
     return Background.start(
         List.of(
             "bash",
@@ -1276,20 +1324,24 @@ class ReplicationIT {
   }
 
   private void awaitMariadb(Mariadb server, Background pod) {
-    await()
-        .atMost(Duration.ofSeconds(90))
-        .failFast(
-            "entrypoint.sh exited",
-            () -> {
-              if (!pod.process().isAlive()) {
-                fail("entrypoint.sh exited:\n" + pod.log());
-              }
-              return false;
-            })
-        .until(
-            () ->
-                pod.log().contains("starting mariadbd as")
-                    && server.appResult("SELECT 1").exit() == 0);
+    try {
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .failFast(
+              "entrypoint.sh exited",
+              () -> {
+                if (!pod.process().isAlive()) {
+                  fail("entrypoint.sh exited:\n" + pod.log());
+                }
+                return false;
+              })
+          .until(
+              () ->
+                  pod.log().contains("starting mariadbd as")
+                      && server.appResult("SELECT 1").exit() == 0);
+    } catch (ConditionTimeoutException e) {
+      fail("mariadb " + server.ordinal + " not up within 90 s; its entrypoint said:\n" + pod.log());
+    }
   }
 
   /** A long-running process with its output in a file; stopped at the end of the test. */

@@ -66,6 +66,31 @@ class ReplicationScriptsTest {
     assertThat(options(dir, Map.of("POD_NAME", "shop-1"))).isEqualTo("--server-id=2\n--read-only");
   }
 
+  /**
+   * spec.replication.mode sync: semi-sync waits on the primary only, and not while it is set up
+   * without networking (CELLAR_WRITABLE=1), where no replica could acknowledge.
+   */
+  @Test
+  void semiSyncWaitsOnlyOnTheRunningPrimary() {
+    Map<String, String> sync = Map.of("CELLAR_REPLICATION_MODE", "sync");
+    Path mariadb = scripts(Engine.MARIADB);
+    assertThat(options(mariadb, with(sync, "POD_NAME", "shop-0")))
+        .isEqualTo("--server-id=1\n--rpl-semi-sync-master-enabled=ON");
+    assertThat(options(mariadb, with(sync, "POD_NAME", "shop-1")))
+        .isEqualTo("--server-id=2\n--read-only");
+    assertThat(options(mariadb, with(with(sync, "POD_NAME", "shop-0"), "CELLAR_WRITABLE", "1")))
+        .isEqualTo("--server-id=1");
+    assertThat(options(mariadb, Map.of("POD_NAME", "shop-0"))).isEqualTo("--server-id=1");
+    assertThat(options(scripts(Engine.MYSQL), with(sync, "POD_NAME", "shop-0")))
+        .isEqualTo("--server-id=1\n--loose-rpl-semi-sync-source-enabled=ON");
+  }
+
+  private static Map<String, String> with(Map<String, String> env, String key, String value) {
+    Map<String, String> more = new java.util.HashMap<>(env);
+    more.put(key, value);
+    return more;
+  }
+
   @Test
   void withoutAnOrdinalTheScriptsSaySo() {
     Result result = Scripts.bash(scripts(Engine.MYSQL), "bash server-args.sh", Map.of());

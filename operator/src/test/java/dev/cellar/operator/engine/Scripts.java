@@ -53,9 +53,14 @@ final class Scripts {
    * /etc/cellar (readable by everyone, like a ConfigMap volume's default mode 0644).
    */
   static Path materialize(Engine engine, String version, Path dir) {
+    return materialize(db(engine, version), dir);
+  }
+
+  /** As above, for the Database {@code db} (its replication mode, its TLS). */
+  static Path materialize(Database db, Path dir) {
     try {
       Files.createDirectories(dir);
-      for (var file : EngineProfiles.of(engine).configFiles(db(engine, version)).entrySet()) {
+      for (var file : EngineProfiles.of(db.getSpec().getEngine()).configFiles(db).entrySet()) {
         Path path = dir.resolve(file.getKey());
         Files.writeString(path, file.getValue(), StandardCharsets.UTF_8);
         path.toFile().setReadable(true, false);

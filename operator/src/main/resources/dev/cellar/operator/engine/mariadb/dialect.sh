@@ -15,6 +15,11 @@ cellar_root_password() { printf '%s' "${MARIADB_ROOT_PASSWORD:-${MYSQL_ROOT_PASS
 # Server options of a read-only replica. read_only does not bind root or the replication applier.
 cellar_read_only_options() { printf '%s\n' --read-only; }
 
+# spec.replication.mode sync, on the primary only (server-args.sh, role.sh promote): each commit
+# waits for a replica's acknowledgement. The other semi-sync settings are in cellar.cnf.
+cellar_semi_sync_primary_options() { printf '%s\n' --rpl-semi-sync-master-enabled=ON; }
+cellar_sql_semi_sync_primary() { printf '%s\n' 'SET GLOBAL rpl_semi_sync_master_enabled = ON;'; }
+
 cellar_sql_replica_status() { printf '%s\n' 'SHOW SLAVE STATUS\G'; }
 
 cellar_sql_stop_replica() { printf '%s\n' 'STOP SLAVE;'; }
@@ -37,6 +42,20 @@ cellar_sql_change_source_to() {
   cat <<EOF
 CHANGE MASTER TO MASTER_HOST=${host}, MASTER_PORT=${port}, MASTER_USER=${user}, MASTER_PASSWORD=${password}, MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=10$(cellar_sql_source_tls);
 EOF
+}
+
+# cellar_sql_receive_from QUOTED_HOST PORT QUOTED_USER QUOTED_PASSWORD QUOTED_FILE: receives the
+# primary's binary log from the start of FILE, without applying it (replica-bootstrap.sh).
+cellar_sql_receive_from() {
+  cat <<EOF
+CHANGE MASTER TO MASTER_HOST=${1}, MASTER_PORT=${2}, MASTER_USER=${3}, MASTER_PASSWORD=${4}, MASTER_USE_GTID=no, MASTER_LOG_FILE=${5}, MASTER_LOG_POS=4, MASTER_CONNECT_RETRY=1$(cellar_sql_source_tls);
+START SLAVE IO_THREAD;
+EOF
+}
+
+# How many sessions of the primary wait for a semi-sync acknowledgement.
+cellar_sql_semi_sync_waiting() {
+  printf '%s\n' "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'RPL_SEMI_SYNC_MASTER_WAIT_SESSIONS';"
 }
 
 # The SQL that sets the GTID position when the primary has no database to dump.

@@ -29,14 +29,20 @@ if cellar_has_replication_account; then
 fi
 # spec.tls.clientCertificates: the application user must present a certificate signed by the
 # CA (ssl_ca) or it is refused; REQUIRE NONE otherwise. Logged, so the replicas have it too and a
-# promoted one needs no change.
+# promoted one needs no change; changed only when it differs, since a logged write on a sync
+# primary waits for a replica (one being promoted has none yet).
 app_user=${MARIADB_USER:-${MYSQL_USER:-}}
 if [ -n "$app_user" ]; then
-  require=NONE
-  [ "${CELLAR_TLS_CLIENT_CERTIFICATES:-}" != required ] || require=X509
-  output=$(printf "ALTER USER IF EXISTS %s@'%%' REQUIRE %s;\n" "$(cellar_mysql_quote "$app_user")" \
-    "$require" | cellar_local_sql 2>&1) \
-    || cellar_die "requiring ${require} of the user '$app_user' failed: $output"
+  require=NONE ssl_type=''
+  [ "${CELLAR_TLS_CLIENT_CERTIFICATES:-}" != required ] || require=X509 ssl_type=X509
+  quoted_user=$(cellar_mysql_quote "$app_user")
+  current=$(printf "SELECT CONCAT('ssl_type=', ssl_type) FROM mysql.user WHERE User = %s AND Host = '%%';\n" "$quoted_user" \
+    | cellar_local_sql 2>&1) || cellar_die "reading the user '$app_user' failed: $current"
+  # No row: no such user (ALTER USER IF EXISTS would do nothing).
+  if [ -n "$current" ] && [ "$current" != "ssl_type=$ssl_type" ]; then
+    output=$(printf "ALTER USER IF EXISTS %s@'%%' REQUIRE %s;\n" "$quoted_user" "$require" \
+      | cellar_local_sql 2>&1) || cellar_die "requiring ${require} of the user '$app_user' failed: $output"
+  fi
   cellar_note "the user '$app_user' connects with REQUIRE $require"
 fi
 # A promoted replica forgets its source, so it never replicates from itself after a restart.

@@ -32,6 +32,33 @@ output=$(cellar_local_sql --connect-timeout=10 -e 'SELECT 1' 2>&1) || cellar_die
   "this server (${CELLAR_LOCAL_HOST:-127.0.0.1}) does not answer as root: $output." \
   "Check that it runs and that root's password matches the credentials Secret."
 
+# Semi-sync (spec.replication.mode sync): the primary holds each commit until a replica has
+# received it, and a held commit keeps its locks, a new table's metadata lock among them, which the
+# dump needs. With no other replica to acknowledge them, this one would wait for them and they for
+# it. So it first receives the primary's current binary log without applying it, which
+# acknowledges the held commits, and forgets it: the dump then carries them. Until this replica is
+# seeded they are on the primary only, as every commit of a primary without replicas.
+acknowledge_held_commits() {
+  local held file deadline
+  held=$(cellar_primary_sql -e "$(cellar_sql_semi_sync_waiting)" 2>/dev/null) || return 0
+  case "$held" in '' | 0 | *[!0-9]*) return 0 ;; esac
+  file=$(cellar_primary_sql -e 'SHOW BINARY LOGS' | tail -n 1 | cut -f 1)
+  cellar_note "the primary holds $held commit(s) until a replica receives them: receiving its binary log $file"
+  cellar_sql_receive_from "$(cellar_mysql_quote "$CELLAR_PRIMARY_HOST")" "$(cellar_primary_port)" \
+    "$(cellar_mysql_quote "$CELLAR_REPLICATION_USER")" "$(cellar_mysql_quote "$CELLAR_REPLICATION_PASSWORD")" \
+    "$(cellar_mysql_quote "$file")" | cellar_local_sql \
+    || cellar_die "receiving the binary log of $primary failed (see above)"
+  deadline=$((SECONDS + 60))
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    held=$(cellar_primary_sql -e "$(cellar_sql_semi_sync_waiting)")
+    [ "$held" != 0 ] || break
+    sleep 0.5
+  done
+  [ "$held" = 0 ] || cellar_warn "$held commit(s) of the primary still wait for a replica; the seed may wait for them"
+  { cellar_sql_stop_replica && cellar_sql_reset_replica_all; } | cellar_local_sql \
+    || cellar_die "forgetting the received binary log failed (see above)"
+}
+
 seed() {
   cellar_note "this replica has never replicated: seeding it from the primary $primary"
   cellar_wait_until "$wait_seconds" "the primary $primary (as root)" \
@@ -41,6 +68,7 @@ seed() {
   cellar_local_sql -e "$(cellar_sql_stop_replica)" >/dev/null 2>&1 || true
   cellar_sql_reset_for_seed "$(cellar_server_version_number)" | cellar_local_sql \
     || cellar_die "resetting this server's replication state before the seed failed (see above)"
+  acknowledge_held_commits
   { printf '%s\n' 'SET SESSION sql_log_bin = 0;' && cellar_dump_accounts; } | cellar_local_sql \
     || cellar_die "copying the accounts of $primary failed (see above): check root's grants on both servers"
   databases=$(cellar_primary_sql -e "SELECT schema_name FROM information_schema.schemata WHERE schema_name NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys') ORDER BY schema_name")

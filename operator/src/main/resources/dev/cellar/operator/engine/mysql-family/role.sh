@@ -8,8 +8,9 @@
 #             Seconds_Behind_Master/Source); unknown while a thread does not run:
 #             "lag=<seconds|unknown> role=replica", on a server without a source "role=primary"
 #   promote   makes this replica the primary: the received relay log applied (up to
-#             CELLAR_APPLY_SECONDS, 20), replication stopped and forgotten, writes allowed, the
-#             replication account in step with the Secret: "promoted". A server that replicates
+#             CELLAR_APPLY_SECONDS, 20), replication stopped and forgotten, semi-sync waits on
+#             (CELLAR_REPLICATION_MODE=sync), writes allowed, the replication account in step
+#             with the Secret: "promoted". A server that replicates
 #             from nobody answers "promoted" after allowing writes (a demotion taken back).
 #   demote    for a switchover: writes refused (read_only, MySQL's super_read_only), a file
 #             cellar-demoted that keeps the entrypoint from starting it as the primary again, and
@@ -98,6 +99,11 @@ case "${1:-}" in
         sleep 0.2
       done
       { cellar_sql_stop_replica && cellar_sql_reset_replica_all; } | cellar_local_sql
+    fi
+    # Sync: commits wait for a replica before any is accepted here (as server-args.sh starts a
+    # primary).
+    if [ "${CELLAR_REPLICATION_MODE:-async}" = sync ]; then
+      cellar_sql_semi_sync_primary | cellar_local_sql
     fi
     cellar_sql_writable | cellar_local_sql
     rm -f "$data/cellar-demoted"

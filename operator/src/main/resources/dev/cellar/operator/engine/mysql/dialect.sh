@@ -18,6 +18,11 @@ cellar_root_password() { printf '%s' "${MYSQL_ROOT_PASSWORD:-}"; }
 # is never bound.
 cellar_read_only_options() { printf '%s\n' --read-only --super-read-only; }
 
+# spec.replication.mode sync, on the primary only (server-args.sh, role.sh promote): each commit
+# waits for a replica's acknowledgement. The plugin and the other settings are in cellar.cnf.
+cellar_semi_sync_primary_options() { printf '%s\n' --loose-rpl-semi-sync-source-enabled=ON; }
+cellar_sql_semi_sync_primary() { printf '%s\n' 'SET GLOBAL rpl_semi_sync_source_enabled = ON;'; }
+
 cellar_sql_replica_status() { printf '%s\n' 'SHOW REPLICA STATUS\G'; }
 
 cellar_sql_stop_replica() { printf '%s\n' 'STOP REPLICA;'; }
@@ -45,6 +50,20 @@ cellar_sql_change_source_to() {
   cat <<EOF
 CHANGE REPLICATION SOURCE TO SOURCE_HOST=${host}, SOURCE_PORT=${port}, SOURCE_USER=${user}, SOURCE_PASSWORD=${password}, SOURCE_AUTO_POSITION=1, GET_SOURCE_PUBLIC_KEY=1, SOURCE_CONNECT_RETRY=10$(cellar_sql_source_tls);
 EOF
+}
+
+# cellar_sql_receive_from QUOTED_HOST PORT QUOTED_USER QUOTED_PASSWORD QUOTED_FILE: receives the
+# primary's binary log from the start of FILE, without applying it (replica-bootstrap.sh).
+cellar_sql_receive_from() {
+  cat <<EOF
+CHANGE REPLICATION SOURCE TO SOURCE_HOST=${1}, SOURCE_PORT=${2}, SOURCE_USER=${3}, SOURCE_PASSWORD=${4}, SOURCE_AUTO_POSITION=0, SOURCE_LOG_FILE=${5}, SOURCE_LOG_POS=4, GET_SOURCE_PUBLIC_KEY=1, SOURCE_CONNECT_RETRY=1$(cellar_sql_source_tls);
+START REPLICA IO_THREAD;
+EOF
+}
+
+# How many sessions of the primary wait for a semi-sync acknowledgement.
+cellar_sql_semi_sync_waiting() {
+  printf '%s\n' "SELECT VARIABLE_VALUE FROM performance_schema.global_status WHERE VARIABLE_NAME = 'Rpl_semi_sync_source_wait_sessions';"
 }
 
 # The SQL that sets the GTID position when the primary has no database to dump.
