@@ -8,7 +8,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -70,7 +69,7 @@ public final class StuckPods {
     return revision != null
         && !revision.equals(update)
         && pod.getMetadata().getDeletionTimestamp() == null
-        && PodTrouble.of(List.of(pod)).isPresent()
+        && PodTrouble.ofPod(pod).isPresent()
         && !StatusFactory.podReady(pod);
   }
 }

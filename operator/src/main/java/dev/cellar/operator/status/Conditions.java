@@ -84,6 +84,8 @@ public final class Conditions {
     IMAGE_PULL_FAILED("ImagePullFailed", Type.DEGRADED),
     POD_CONFIG_ERROR("PodConfigError", Type.DEGRADED),
     CRASH_LOOP("CrashLoop", Type.DEGRADED),
+    // A container that runs but has not been ready for minutes: its readiness probe fails.
+    READINESS_FAILING("ReadinessFailing", Type.DEGRADED),
     OOM_KILLED("OOMKilled", Type.DEGRADED),
     UNSCHEDULABLE("Unschedulable", Type.DEGRADED),
     VOLUME_PENDING("VolumePending", Type.DEGRADED),

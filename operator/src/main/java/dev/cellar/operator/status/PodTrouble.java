@@ -41,6 +41,13 @@ public record PodTrouble(Reason reason, String pod, String message, Instant sinc
   /** A volume being provisioned or a node joining can keep a pod unscheduled for a while. */
   static final Duration SCHEDULING_GRACE = Duration.ofSeconds(60);
 
+  /**
+   * A container that runs but stays unready this long has a readiness probe that keeps failing: a
+   * primary whose set-up waits, a server that cannot start replicating. Long enough for a server's
+   * crash recovery or a replica's seed from a modest primary, which are not trouble.
+   */
+  static final Duration NOT_READY_GRACE = Duration.ofMinutes(5);
+
   /** Longer kubelet messages are cut: they are one line of a condition. */
   static final int MAX_MESSAGE = 300;
 
@@ -100,17 +107,28 @@ public record PodTrouble(Reason reason, String pod, String message, Instant sinc
             Duration.ZERO));
   }
 
-  /** The first trouble among {@code pods} (by pod name), counted or not. */
+  /**
+   * The first trouble among {@code pods} (by pod name), counted or not: one that keeps a pod from
+   * running first, else a running container that is not ready.
+   */
   public static Optional<PodTrouble> of(List<Pod> pods) {
-    return pods.stream()
-        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
-        .sorted(Comparator.comparing(p -> p.getMetadata().getName()))
+    List<Pod> live =
+        pods.stream()
+            .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+            .sorted(Comparator.comparing(p -> p.getMetadata().getName()))
+            .toList();
+    return live.stream()
         .map(PodTrouble::ofPod)
         .flatMap(Optional::stream)
-        .findFirst();
+        .findFirst()
+        .or(() -> live.stream().map(PodTrouble::notReady).flatMap(Optional::stream).findFirst());
   }
 
-  static Optional<PodTrouble> ofPod(Pod pod) {
+  /**
+   * Why {@code pod} cannot run, if it cannot: not a running container that is merely not ready
+   * (replacing that pod would not help it).
+   */
+  public static Optional<PodTrouble> ofPod(Pod pod) {
     if (pod.getStatus() == null) {
       return Optional.empty();
     }
@@ -200,6 +218,42 @@ public record PodTrouble(Reason reason, String pod, String message, Instant sinc
               CRASH_GRACE));
     }
     return Optional.empty();
+  }
+
+  /** A container of {@code pod} that runs and is not ready, since it started or last was ready. */
+  static Optional<PodTrouble> notReady(Pod pod) {
+    if (pod.getStatus() == null || pod.getStatus().getContainerStatuses() == null) {
+      return Optional.empty();
+    }
+    String pod_ = pod.getMetadata().getName();
+    return pod.getStatus().getContainerStatuses().stream()
+        .filter(c -> c.getState() != null && c.getState().getRunning() != null)
+        .filter(c -> !Boolean.TRUE.equals(c.getReady()))
+        .findFirst()
+        .map(
+            c ->
+                new PodTrouble(
+                    Reason.READINESS_FAILING,
+                    pod_,
+                    "container "
+                        + c.getName()
+                        + " of pod "
+                        + pod_
+                        + " has run for over "
+                        + NOT_READY_GRACE.toMinutes()
+                        + " min without becoming ready: its readiness probe fails. See the"
+                        + " probe's output in kubectl describe pod "
+                        + pod_
+                        + " and what the server does in kubectl logs "
+                        + pod_
+                        + " -c "
+                        + c.getName(),
+                    latest(time(c.getState().getRunning().getStartedAt()), since(pod)),
+                    NOT_READY_GRACE));
+  }
+
+  private static Instant latest(Optional<Instant> a, Instant b) {
+    return a.filter(t -> t.isAfter(b)).orElse(b);
   }
 
   private static Stream<ContainerStatus> containers(Pod pod) {

@@ -7,6 +7,7 @@ import dev.cellar.api.v1.DatabaseStatus;
 import dev.cellar.api.v1.Phase;
 import dev.cellar.operator.status.Conditions.Reason;
 import dev.cellar.operator.status.Conditions.Type;
+import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -180,5 +181,63 @@ class PodTroubleTest {
     assertThat(EventRecorder.notes(db, ready, status))
         .extracting(EventRecorder.Note::reason)
         .contains("OOMKilled");
+  }
+
+  static ContainerStatus runningNotReady(Instant startedAt) {
+    return new ContainerStatusBuilder()
+        .withName("mariadb")
+        .withReady(false)
+        .withNewState()
+        .withNewRunning()
+        .withStartedAt(startedAt.toString())
+        .endRunning()
+        .endState()
+        .build();
+  }
+
+  @Test
+  void aContainerThatRunsButStaysUnreadyCountsAfterFiveMinutes() {
+    // Created at T0, its container started 20 s later (the image pulled).
+    Pod pod = pod("orders-0", T0, runningNotReady(T0.plusSeconds(20)));
+    PodTrouble trouble = PodTrouble.of(List.of(pod)).orElseThrow();
+    assertThat(trouble.reason()).isEqualTo(Reason.READINESS_FAILING);
+    assertThat(trouble.message())
+        .contains(
+            "container mariadb of pod orders-0 has run for over 5 min without becoming ready",
+            "kubectl describe pod orders-0",
+            "kubectl logs orders-0 -c mariadb");
+    assertThat(trouble.counts(T0.plusSeconds(319))).isFalse();
+    assertThat(trouble.countsIn(T0.plusSeconds(300))).contains(Duration.ofSeconds(20));
+    assertThat(trouble.counts(T0.plusSeconds(320))).isTrue();
+    // Not a pod that cannot run: replacing it would not help (StuckPods leaves it).
+    assertThat(PodTrouble.ofPod(pod)).isEmpty();
+  }
+
+  @Test
+  void aPodThatCannotRunIsNamedBeforeAnUnreadyOne() {
+    Pod unready = pod("orders-0", T0, runningNotReady(T0));
+    Pod crashing = pod("orders-1", T0, crashing("Error", 1));
+    assertThat(PodTrouble.of(List.of(unready, crashing)).orElseThrow().reason())
+        .isEqualTo(Reason.CRASH_LOOP);
+  }
+
+  /**
+   * The MariaDB primary of a new sync Database whose set-up waited for a replica: Running 0/1 for
+   * minutes while Degraded said nothing needed attention.
+   */
+  @Test
+  void aNewDatabaseWhosePrimaryNeverBecomesReadyIsDegraded() {
+    Database db = StatusFactoryTest.db("16", 3);
+    Optional<StatefulSet> sts = Optional.of(StatusFactoryTest.sts("16", 3, 0, true));
+    Pod primary = pod("orders-0", T0, runningNotReady(T0));
+    DatabaseStatus starting = StatusFactory.compute(db, observed(db, sts, List.of(primary)), T0);
+    assertThat(StatusFactoryTest.condition(starting, Type.DEGRADED).getStatus()).isEqualTo("False");
+    DatabaseStatus stuck =
+        StatusFactory.compute(db, observed(db, sts, List.of(primary)), T0.plusSeconds(301));
+    Condition degraded = StatusFactoryTest.condition(stuck, Type.DEGRADED);
+    assertThat(degraded.getStatus()).isEqualTo("True");
+    assertThat(degraded.getReason()).isEqualTo("ReadinessFailing");
+    assertThat(degraded.getMessage()).contains("pod orders-0");
+    assertThat(stuck.getPhase()).isEqualTo(Phase.Degraded);
   }
 }
