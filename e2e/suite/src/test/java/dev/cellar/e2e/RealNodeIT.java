@@ -213,8 +213,9 @@ class RealNodeIT {
    * milliseconds through {@code <name>} while the primary loses its data volume's contents and its
    * server stops (so its pod cannot serve again: a primary with an empty volume never starts). The
    * client's writes resume through {@code <name>} on a promoted replica within 15 s of the first
-   * failed one; every acknowledged row is there; the old primary's pod comes back as a replica
-   * (cloned or seeded from the new primary) and receives the rows written after the failover.
+   * failed one; every acknowledged row is there (synchronous replication: none may be lost); the
+   * old primary's pod comes back as a replica (cloned or seeded from the new primary) and receives
+   * the rows written after the failover.
    */
   @Test
   void postgresqlFailsOverWhenItsPrimaryIsLost() {
@@ -239,7 +240,7 @@ class RealNodeIT {
   void failover(Engine engine, String sql, String lose) {
     String ns = newNamespace(engine.name + "-fo");
     long start = System.nanoTime();
-    apply(ns, database("orders", engine, 3, false));
+    apply(ns, database("orders", engine, 3, false) + "  replication:\n    mode: sync\n");
     waitReady(ns, "orders");
     timings.add(engine.name + ": failover: 3 replicas Ready in " + seconds(start) + " s");
     String primary = currentPrimary(ns);
