@@ -50,7 +50,7 @@ acknowledge_held_commits() {
     || cellar_die "receiving the binary log of $primary failed (see above)"
   deadline=$((SECONDS + 60))
   while [ "$SECONDS" -lt "$deadline" ]; do
-    held=$(cellar_primary_sql -e "$(cellar_sql_semi_sync_waiting)")
+    held=$(cellar_primary_sql -e "$(cellar_sql_semi_sync_waiting)" 2>/dev/null) || held=unknown
     [ "$held" != 0 ] || break
     sleep 0.5
   done

@@ -10,8 +10,8 @@
 #   promote   makes this replica the primary: the received relay log applied (up to
 #             CELLAR_APPLY_SECONDS, 20), replication stopped and forgotten, semi-sync waits on
 #             (CELLAR_REPLICATION_MODE=sync), writes allowed, the replication account in step
-#             with the Secret: "promoted". A server that replicates
-#             from nobody answers "promoted" after allowing writes (a demotion taken back).
+#             with the Secret: "promoted". A server that replicates from nobody answers
+#             "promoted" after allowing writes (a demotion taken back).
 #   demote    for a switchover: writes refused (read_only, MySQL's super_read_only), a file
 #             cellar-demoted that keeps the entrypoint from starting it as the primary again, and
 #             the position every replica must reach: "position=<n> demoted"
