@@ -85,6 +85,29 @@ class ReplicationScriptsTest {
         .isEqualTo("--server-id=1\n--loose-rpl-semi-sync-source-enabled=ON");
   }
 
+  /**
+   * What a new replica of a sync primary runs to acknowledge the commits the primary holds: the
+   * binary log from the start of a file, received (IO thread) and not applied.
+   */
+  @Test
+  void aNewReplicaReceivesThePrimarysBinaryLogWithoutApplyingIt() {
+    String call =
+        "CELLAR_TLS_MODE=disabled cellar_sql_receive_from \"'h'\" 3306 \"'u'\" \"'p'\" \"'binlog.000002'\"";
+    assertThat(sql(scripts(Engine.MARIADB), call))
+        .isEqualTo(
+            "CHANGE MASTER TO MASTER_HOST='h', MASTER_PORT=3306, MASTER_USER='u',"
+                + " MASTER_PASSWORD='p', MASTER_USE_GTID=no, MASTER_LOG_FILE='binlog.000002',"
+                + " MASTER_LOG_POS=4, MASTER_CONNECT_RETRY=1, MASTER_SSL=0;\n"
+                + "START SLAVE IO_THREAD;");
+    assertThat(sql(scripts(Engine.MYSQL), call))
+        .isEqualTo(
+            "CHANGE REPLICATION SOURCE TO SOURCE_HOST='h', SOURCE_PORT=3306, SOURCE_USER='u',"
+                + " SOURCE_PASSWORD='p', SOURCE_AUTO_POSITION=0,"
+                + " SOURCE_LOG_FILE='binlog.000002', SOURCE_LOG_POS=4, GET_SOURCE_PUBLIC_KEY=1,"
+                + " SOURCE_CONNECT_RETRY=1, SOURCE_SSL=0;\n"
+                + "START REPLICA IO_THREAD;");
+  }
+
   private static Map<String, String> with(Map<String, String> env, String key, String value) {
     Map<String, String> more = new java.util.HashMap<>(env);
     more.put(key, value);
