@@ -1265,19 +1265,27 @@ class RealNodeIT {
     return inDatabase(ns, pod, sql).output();
   }
 
+  /** Each database pod of {@code instance} as name=uid, separated by spaces. */
   static String podUids(String ns, String instance) {
+    return String.join(
+        " ", eachPod(ns, instance, "{.metadata.name}={.metadata.uid}").lines().toList());
+  }
+
+  /**
+   * {@code field} (a JSONPath) of each database pod of {@code instance}, a line each: not the
+   * backup Jobs' pods, which share the instance label.
+   */
+  static String eachPod(String ns, String instance, String field) {
     return kubectl(
             "get",
             "pods",
             "-n",
             ns,
             "-l",
-            // The database pods, not the backup Jobs' (which share the instance label).
             "app.kubernetes.io/instance=" + instance + ",app.kubernetes.io/component=database",
             "-o",
-            "jsonpath={range .items[*]}{.metadata.name}={.metadata.uid} {end}")
-        .stdout()
-        .strip();
+            "jsonpath={range .items[*]}" + field + "{\"\\n\"}{end}")
+        .stdout();
   }
 
   // ---------------------------------------------------------------------------------------------

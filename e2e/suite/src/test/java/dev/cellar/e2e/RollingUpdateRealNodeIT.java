@@ -220,7 +220,10 @@ class RollingUpdateRealNodeIT {
       assertThat(kubectl("get", "db", "-n", ns, "orders", "-o", "jsonpath={.status.version}"))
           .extracting(r -> r.stdout().strip())
           .isEqualTo(NEW_VERSION);
-      assertThat(eachPod(ns, "{.spec.containers[?(@.name==\"database\")].image}").lines().toList())
+      assertThat(
+              RealNodeIT.eachPod(ns, "orders", "{.spec.containers[?(@.name==\"database\")].image}")
+                  .lines()
+                  .toList())
           .as("every pod on the new version's image")
           .hasSize(3)
           .containsOnly(NEW_IMAGE);
@@ -245,27 +248,14 @@ class RollingUpdateRealNodeIT {
             .count();
   }
 
-  /** {@code field} (a JSONPath) of each of the Database's pods, a line each. */
-  static String eachPod(String ns, String field) {
-    return kubectl(
-            "get",
-            "pods",
-            "-n",
-            ns,
-            "-l",
-            "app.kubernetes.io/component=database,app.kubernetes.io/instance=orders",
-            "-o",
-            "jsonpath={range .items[*]}" + field + "{\"\\n\"}{end}")
-        .stdout();
-  }
-
   /** Every pod on the StatefulSet's update revision. */
   static boolean allRolled(String ns) {
     String update =
         kubectl("get", "sts", "-n", ns, "orders", "-o", "jsonpath={.status.updateRevision}")
             .stdout()
             .strip();
-    String revisions = eachPod(ns, "{.metadata.labels.controller-revision-hash}");
+    String revisions =
+        RealNodeIT.eachPod(ns, "orders", "{.metadata.labels.controller-revision-hash}");
     List<String> revs = revisions.lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
     return !update.isEmpty() && revs.size() == 3 && revs.stream().allMatch(update::equals);
   }

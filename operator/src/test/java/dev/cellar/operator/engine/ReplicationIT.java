@@ -21,6 +21,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
@@ -1168,30 +1169,44 @@ class ReplicationIT {
   }
 
   private void awaitPostgres(int port, Background server) {
-    await()
-        .atMost(Duration.ofSeconds(90))
-        .failFast(
-            "entrypoint.sh exited",
-            () -> {
-              if (!server.process().isAlive()) {
-                fail("entrypoint.sh exited:\n" + server.log());
-              }
-              return false;
-            })
-        .until(
-            () ->
-                run(
-                            List.of(
-                                pgBin.resolve("pg_isready").toString(),
-                                "-q",
-                                "-h",
-                                "127.0.0.1",
-                                "-p",
-                                String.valueOf(port)),
-                            Map.of(),
-                            COMMAND)
-                        .exit()
-                    == 0);
+    awaitEntrypoint(
+        server,
+        "postgres on port " + port,
+        () ->
+            run(
+                        List.of(
+                            pgBin.resolve("pg_isready").toString(),
+                            "-q",
+                            "-h",
+                            "127.0.0.1",
+                            "-p",
+                            String.valueOf(port)),
+                        Map.of(),
+                        COMMAND)
+                    .exit()
+                == 0);
+  }
+
+  /**
+   * Waits up to 90 s for {@code up}: fails at once if the entrypoint exits, and names {@code what}
+   * with the entrypoint's log if it is not up in time.
+   */
+  private static void awaitEntrypoint(Background pod, String what, Callable<Boolean> up) {
+    try {
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .failFast(
+              "entrypoint.sh exited",
+              () -> {
+                if (!pod.process().isAlive()) {
+                  fail("entrypoint.sh exited:\n" + pod.log());
+                }
+                return false;
+              })
+          .until(up);
+    } catch (ConditionTimeoutException e) {
+      fail(what + " not up within 90 s; its entrypoint said:\n" + pod.log());
+    }
   }
 
   private static final String FAKE_MARIADB_IMAGE =
@@ -1324,24 +1339,11 @@ class ReplicationIT {
   }
 
   private void awaitMariadb(Mariadb server, Background pod) {
-    try {
-      await()
-          .atMost(Duration.ofSeconds(90))
-          .failFast(
-              "entrypoint.sh exited",
-              () -> {
-                if (!pod.process().isAlive()) {
-                  fail("entrypoint.sh exited:\n" + pod.log());
-                }
-                return false;
-              })
-          .until(
-              () ->
-                  pod.log().contains("starting mariadbd as")
-                      && server.appResult("SELECT 1").exit() == 0);
-    } catch (ConditionTimeoutException e) {
-      fail("mariadb " + server.ordinal + " not up within 90 s; its entrypoint said:\n" + pod.log());
-    }
+    awaitEntrypoint(
+        pod,
+        "mariadb " + server.ordinal,
+        () ->
+            pod.log().contains("starting mariadbd as") && server.appResult("SELECT 1").exit() == 0);
   }
 
   /** A long-running process with its output in a file; stopped at the end of the test. */
