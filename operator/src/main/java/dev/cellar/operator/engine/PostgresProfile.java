@@ -163,7 +163,10 @@ public final class PostgresProfile extends EngineProfile {
               // pg_rewind needs it to bring a former primary back as a standby after a failover,
               // and the WAL since the last checkpoint before the timelines diverged.
               "wal_log_hints", "on",
-              "wal_keep_size", "64MB"));
+              "wal_keep_size", "64MB",
+              // A standby whose primary went retries the primary's Service every second, not 5:
+              // after a failover a sync primary's commits wait for a standby to follow it.
+              "wal_retrieve_retry_interval", "1s"));
 
   /**
    * The replication scripts (see each file's header): entrypoint.sh wraps the image's entrypoint;

@@ -94,7 +94,7 @@ class EngineTlsTest {
             .output();
     assertThat(sql)
         .contains(
-            "MASTER_CONNECT_RETRY=10, MASTER_SSL=1, MASTER_SSL_CA='/etc/cellar-tls/ca.crt',"
+            "MASTER_CONNECT_RETRY=1, MASTER_SSL=1, MASTER_SSL_CA='/etc/cellar-tls/ca.crt',"
                 + " MASTER_SSL_VERIFY_SERVER_CERT=1;")
         .contains("FLUSH SSL;")
         .contains("--ssl\n--ssl-ca=/etc/cellar-tls/ca.crt\n--ssl-verify-server-cert");
@@ -124,7 +124,7 @@ class EngineTlsTest {
             .output();
     assertThat(sql)
         .contains(
-            "SOURCE_CONNECT_RETRY=10, SOURCE_SSL=1, SOURCE_SSL_CA='/etc/cellar-tls/ca.crt',"
+            "SOURCE_CONNECT_RETRY=1, SOURCE_RETRY_COUNT=1000000, SOURCE_SSL=1, SOURCE_SSL_CA='/etc/cellar-tls/ca.crt',"
                 + " SOURCE_SSL_VERIFY_SERVER_CERT=1;")
         .contains("ALTER INSTANCE RELOAD TLS;")
         .contains("--ssl-mode=VERIFY_IDENTITY\n--ssl-ca=/etc/cellar-tls/ca.crt")

@@ -162,7 +162,7 @@ class ReplicationScriptsTest {
         .isEqualTo(
             "CHANGE REPLICATION SOURCE TO SOURCE_HOST='orders-0.orders-headless', SOURCE_PORT=3306,"
                 + " SOURCE_USER='repl', SOURCE_PASSWORD='pw', SOURCE_AUTO_POSITION=1,"
-                + " GET_SOURCE_PUBLIC_KEY=1, SOURCE_CONNECT_RETRY=10;");
+                + " GET_SOURCE_PUBLIC_KEY=1, SOURCE_CONNECT_RETRY=1, SOURCE_RETRY_COUNT=1000000;");
     // 8.0 still has RESET MASTER; 8.4 only RESET BINARY LOGS AND GTIDS.
     assertThat(sql(dir, "cellar_sql_reset_for_seed 80036"))
         .isEqualTo("RESET REPLICA ALL;\nRESET MASTER;");
@@ -183,7 +183,7 @@ class ReplicationScriptsTest {
         .isEqualTo(
             "CHANGE MASTER TO MASTER_HOST='orders-0.orders-headless', MASTER_PORT=3306,"
                 + " MASTER_USER='repl', MASTER_PASSWORD='pw', MASTER_USE_GTID=slave_pos,"
-                + " MASTER_CONNECT_RETRY=10;");
+                + " MASTER_CONNECT_RETRY=1;");
     assertThat(sql(dir, "cellar_sql_reset_for_seed 101109"))
         .isEqualTo("RESET SLAVE ALL;\nRESET MASTER;");
     assertThat(sql(dir, "cellar_sql_replication_account replicator pw"))
@@ -321,7 +321,7 @@ class ReplicationScriptsTest {
                 + "SET @@GLOBAL.GTID_PURGED=/*!80000 '+'*/ 'uuid:1-42';",
             "CHANGE REPLICATION SOURCE TO SOURCE_HOST='orders-0.orders-headless',"
                 + " SOURCE_PORT=3306, SOURCE_USER='replicator', SOURCE_PASSWORD='repl-secret',"
-                + " SOURCE_AUTO_POSITION=1, GET_SOURCE_PUBLIC_KEY=1, SOURCE_CONNECT_RETRY=10;\n"
+                + " SOURCE_AUTO_POSITION=1, GET_SOURCE_PUBLIC_KEY=1, SOURCE_CONNECT_RETRY=1, SOURCE_RETRY_COUNT=1000000;\n"
                 + "START REPLICA;");
     int at = 0;
     for (String sql : local) {

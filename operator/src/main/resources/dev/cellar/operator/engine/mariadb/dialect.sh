@@ -36,11 +36,13 @@ EOF
 }
 
 # cellar_sql_change_source_to QUOTED_HOST PORT QUOTED_USER QUOTED_PASSWORD: GTID replication from the primary, starting at
-# @@gtid_slave_pos (set by the seed).
+# @@gtid_slave_pos (set by the seed). The host is the primary's Service, which a failover moves:
+# retried every second, a replica follows within a second of the move (a sync primary's commits
+# wait for it), and master_retry_count (the config) keeps it trying for days.
 cellar_sql_change_source_to() {
   local host=$1 port=$2 user=$3 password=$4
   cat <<EOF
-CHANGE MASTER TO MASTER_HOST=${host}, MASTER_PORT=${port}, MASTER_USER=${user}, MASTER_PASSWORD=${password}, MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=10$(cellar_sql_source_tls);
+CHANGE MASTER TO MASTER_HOST=${host}, MASTER_PORT=${port}, MASTER_USER=${user}, MASTER_PASSWORD=${password}, MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1$(cellar_sql_source_tls);
 EOF
 }
 

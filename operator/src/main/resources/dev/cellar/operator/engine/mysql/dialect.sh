@@ -44,11 +44,13 @@ EOF
 }
 
 # cellar_sql_change_source_to QUOTED_HOST PORT QUOTED_USER QUOTED_PASSWORD: GTID auto-positioned replication from the
-# primary; the RSA key exchange lets caching_sha2_password work without TLS.
+# primary; the RSA key exchange lets caching_sha2_password work without TLS. The host is the
+# primary's Service, which a failover moves: retried every second, a replica follows within a
+# second of the move (a sync primary's commits wait for it), for a million tries (days).
 cellar_sql_change_source_to() {
   local host=$1 port=$2 user=$3 password=$4
   cat <<EOF
-CHANGE REPLICATION SOURCE TO SOURCE_HOST=${host}, SOURCE_PORT=${port}, SOURCE_USER=${user}, SOURCE_PASSWORD=${password}, SOURCE_AUTO_POSITION=1, GET_SOURCE_PUBLIC_KEY=1, SOURCE_CONNECT_RETRY=10$(cellar_sql_source_tls);
+CHANGE REPLICATION SOURCE TO SOURCE_HOST=${host}, SOURCE_PORT=${port}, SOURCE_USER=${user}, SOURCE_PASSWORD=${password}, SOURCE_AUTO_POSITION=1, GET_SOURCE_PUBLIC_KEY=1, SOURCE_CONNECT_RETRY=1, SOURCE_RETRY_COUNT=1000000$(cellar_sql_source_tls);
 EOF
 }
 
