@@ -290,6 +290,16 @@ class ScaleBenchmark {
     LocalCluster.Result threads =
         LocalCluster.exec(List.of("jcmd", String.valueOf(pid), "Thread.print"), null);
     Files.writeString(out.resolveSibling("threads-" + n + ".txt"), threads.stdout());
+    // A heap dump of what is live, for finding what holds what (CELLAR_BENCH_HEAP_DUMP=true).
+    if (Boolean.getBoolean("bench.heapDump")) {
+      LocalCluster.exec(
+          List.of(
+              "jcmd",
+              String.valueOf(pid),
+              "GC.heap_dump",
+              out.resolveSibling("heap-" + n + ".hprof").toAbsolutePath().toString()),
+          null);
+    }
   }
 
   /** A cluster ready for {@code n} Databases: nodes for their pods and the namespace. */
