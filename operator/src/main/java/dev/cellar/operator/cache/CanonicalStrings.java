@@ -24,8 +24,11 @@ import java.util.Set;
  * reference queue; the table's own cost is fixed (256 KiB of references) and what it keeps alive
  * that no object needs any more is bounded by its size times {@value #MAX_LENGTH} characters.
  * Containers' commands, arguments and variables (scripts) go to a second table of {@value
- * #SCRIPT_SLOTS} slots whatever their length. Not {@link String#intern}: its table is the JVM's
- * own, unbounded, and not measured here.
+ * #SCRIPT_SLOTS} slots whatever their length, where any string may take any slot: with two slots
+ * per hash, three scripts of one pair evicted each other on every read, and at 200 Databases the
+ * cached CronJobs held 89 instances of two of the three verification scripts (1.7 MB; a heap dump
+ * of bin/bench, docs/benchmarks.md). Not {@link String#intern}: its table is the JVM's own,
+ * unbounded, and not measured here.
  *
  * <p>Racy by design: the slots are plain array elements. A {@code String} is immutable and safely
  * published through a data race (its fields are final), so a thread sees either an older string, a
@@ -62,18 +65,22 @@ public final class CanonicalStrings {
   private final int mask;
   private final int maxLength;
 
+  /** Whether a string may take any slot (a small table, searched whole) or only its hash's two. */
+  private final boolean anySlot;
+
   /** A table of {@code slots} slots (a power of two, at least 2) for strings of up to 256 chars. */
   CanonicalStrings(int slots) {
-    this(slots, MAX_LENGTH);
+    this(slots, MAX_LENGTH, false);
   }
 
-  CanonicalStrings(int slots, int maxLength) {
+  CanonicalStrings(int slots, int maxLength, boolean anySlot) {
     if (slots < 2 || Integer.bitCount(slots) != 1) {
       throw new IllegalArgumentException("slots must be a power of two: " + slots);
     }
     this.slots = new String[slots];
     this.mask = slots - 1;
     this.maxLength = maxLength;
+    this.anySlot = anySlot;
   }
 
   private static final CanonicalStrings SHARED = new CanonicalStrings(SLOTS);
@@ -99,6 +106,9 @@ public final class CanonicalStrings {
     if (s.isEmpty()) {
       return "";
     }
+    if (anySlot) {
+      return anySlot(s);
+    }
     int h = spread(s.hashCode());
     int first = h & mask;
     int second = first ^ 1;
@@ -122,6 +132,27 @@ public final class CanonicalStrings {
     return s;
   }
 
+  /**
+   * The small table's search: every slot in turn (String.equals compares lengths first, so a script
+   * is read whole only against an equal-length one), then the first empty slot; once all are taken,
+   * the hash's slot is replaced. Two threads may both add one string: the first found wins.
+   */
+  private String anySlot(String s) {
+    int empty = -1;
+    for (int i = 0; i < slots.length; i++) {
+      String slot = slots[i];
+      if (slot == null) {
+        if (empty < 0) {
+          empty = i;
+        }
+      } else if (s.equals(slot)) {
+        return slot;
+      }
+    }
+    slots[empty >= 0 ? empty : spread(s.hashCode()) & mask] = s;
+    return s;
+  }
+
   private static int spread(int h) {
     return h ^ (h >>> 16);
   }
@@ -133,7 +164,7 @@ public final class CanonicalStrings {
    * and shared by Jackson already.
    */
   public SimpleModule module() {
-    return module(new CanonicalStrings(SCRIPT_SLOTS, SCRIPT_MAX_LENGTH));
+    return module(new CanonicalStrings(SCRIPT_SLOTS, SCRIPT_MAX_LENGTH, true));
   }
 
   /** The module, with {@code scripts} for containers' commands and arguments. */
