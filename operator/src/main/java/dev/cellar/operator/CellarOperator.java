@@ -148,6 +148,7 @@ public final class CellarOperator {
             // The Databases' informer keeps them without managedFields (CachePruning).
             c.withItemStore(CachePruning.store());
           }
+          c.withInformerListLimit(CachePruning.LIST_PAGE);
         });
     return operator;
   }

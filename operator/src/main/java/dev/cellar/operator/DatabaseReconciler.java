@@ -196,6 +196,7 @@ public class DatabaseReconciler implements Reconciler<Database> {
     if (CachePruning.forNamespaces(context.getControllerConfiguration().getEffectiveNamespaces())) {
       config.withItemStore(CachePruning.store());
     }
+    config.withInformerListLimit(CachePruning.LIST_PAGE);
     return new InformerEventSource<>(config.build(), context);
   }
 

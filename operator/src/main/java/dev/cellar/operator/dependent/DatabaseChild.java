@@ -52,6 +52,7 @@ abstract class DatabaseChild<R extends HasMetadata>
     if (CachePruning.forNamespaces(context.getControllerConfiguration().getEffectiveNamespaces())) {
       config.withItemStore(CachePruning.store());
     }
+    config.withInformerListLimit(CachePruning.LIST_PAGE);
     var eventSource = new InformerEventSource<>(config.build(), context);
     setEventSource(eventSource);
     return eventSource;
