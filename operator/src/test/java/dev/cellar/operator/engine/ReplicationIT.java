@@ -79,7 +79,7 @@ class ReplicationIT {
       fail(
           "ReplicationIT needs real database servers from Debian's packages; missing: "
               + missing
-              + ". Run .ci/run (it installs postgresql, mariadb-server, mariadb-client and"
+              + ". Run bin/test (it installs postgresql, mariadb-server, mariadb-client and"
               + " shellcheck), or apt-get install them.");
     }
     if (!"0".equals(run(List.of("id", "-u"), Map.of(), COMMAND).trimmed())) {
