@@ -6,9 +6,9 @@ import static dev.cellar.e2e.RealNodeIT.currentPrimary;
 import static dev.cellar.e2e.RealNodeIT.database;
 import static dev.cellar.e2e.RealNodeIT.kubectl;
 import static dev.cellar.e2e.RealNodeIT.newNamespace;
-import static dev.cellar.e2e.RealNodeIT.ok;
 import static dev.cellar.e2e.RealNodeIT.seconds;
 import static dev.cellar.e2e.RealNodeIT.secretValue;
+import static dev.cellar.e2e.RealNodeIT.stopServer;
 import static dev.cellar.e2e.RealNodeIT.timings;
 import static dev.cellar.e2e.RealNodeIT.waitReady;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -82,17 +82,7 @@ class OperatorDownRealNodeIT {
       // The primary loses its data and its server stops; its container restarts on an empty
       // volume and waits to be replaced.
       lost = System.nanoTime();
-      ok(
-          "exec",
-          "-n",
-          ns,
-          "orders-0",
-          "-c",
-          "database",
-          "--",
-          "bash",
-          "-c",
-          "rm -rf \"$PGDATA\"; kill -INT 1 || true");
+      stopServer(ns, "orders-0", "rm -rf \"$PGDATA\"; kill -INT 1");
       await("orders-0 not ready, with the operator down")
           .atMost(Duration.ofMinutes(1))
           .pollInterval(Duration.ofMillis(500))

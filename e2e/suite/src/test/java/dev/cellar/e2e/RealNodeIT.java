@@ -47,8 +47,9 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * </ul>
  *
  * <p>On kind, with the Database's two pods on the two workers, the primary's node is stopped
- * ({@code docker pause}): the Database degrades, and is Ready again with its row once the node is
- * back.
+ * ({@code docker pause}): the Database degrades, the replica on the other worker is promoted and
+ * takes writes, and once the node is back the Database is Ready again with the former primary as a
+ * replica holding both rows.
  *
  * <p>On the local cluster it runs only with {@code CELLAR_REAL_NODE=true} (as root, which the node
  * needs); otherwise it is skipped, so {@code mvn -B verify} is unaffected. It starts the real node
@@ -279,7 +280,7 @@ class RealNodeIT {
 
     // The primary loses its data and stops; its container restarts on an empty volume.
     long lost = System.nanoTime();
-    ok("exec", "-n", ns, primary, "-c", "database", "--", "bash", "-c", lose + " || true");
+    stopServer(ns, primary, lose);
     await("a replica promoted")
         .atMost(Duration.ofMinutes(1))
         .pollInterval(Duration.ofMillis(200))
@@ -646,7 +647,9 @@ class RealNodeIT {
   /**
    * kind: the Database's two pods on two workers (placed by cordoning the other worker while each
    * pod is scheduled), then the primary's node stopped with {@code docker pause}: the Database
-   * degrades, and once the node is back it is Ready again and the row is there.
+   * degrades, the replica on the other worker is promoted once the node is NotReady (its pods are
+   * then not ready), and takes writes; once the node is back the Database is Ready again, the
+   * former primary a replica that has the row written after the failover.
    */
   @Test
   void postgresqlSurvivesLosingTheNodeOfItsPrimary() {
@@ -697,7 +700,20 @@ class RealNodeIT {
     }
     waitReady(ns, "orders");
     timings.add("node loss: Database with a pod on each worker Ready in " + seconds(start) + " s");
+    assertThat(currentPrimary(ns)).isEqualTo("orders-0");
     assertThat(client(ns, engine, "orders", "write", engine.writeRow, false)).isEmpty();
+    String db = secretValue(ns, "orders-credentials", "database");
+    // Replication is asynchronous: the row is on the replica before its primary's node stops.
+    assertThat(
+            client(
+                    ns,
+                    engine,
+                    "orders",
+                    "read-replica",
+                    untilRow("orders-ro", db, 1, "real"),
+                    false)
+                .strip())
+        .isEqualTo("real");
 
     start = System.nanoTime();
     docker("pause", workers.get(0));
@@ -707,6 +723,21 @@ class RealNodeIT {
           .pollInterval(Duration.ofSeconds(1))
           .until(() -> "Degraded".equals(phase(ns, "orders")));
       timings.add("node loss: Degraded " + seconds(start) + " s after the node stopped");
+      await("the replica on the other worker promoted")
+          .atMost(Duration.ofMinutes(3))
+          .pollInterval(Duration.ofSeconds(1))
+          .until(() -> currentPrimary(ns).equals("orders-1"));
+      timings.add("node loss: orders-1 promoted " + seconds(start) + " s after the node stopped");
+      // The new primary takes writes through the Service while the old one's node is away.
+      assertThat(
+              client(
+                  ns,
+                  engine,
+                  "orders",
+                  "write-after",
+                  PSQL + "-h orders -d \"$DB_NAME\" -c \"INSERT INTO items VALUES (2, 'after')\"",
+                  false))
+          .isEmpty();
     } finally {
       docker("unpause", workers.get(0));
     }
@@ -716,18 +747,64 @@ class RealNodeIT {
         .pollInterval(Duration.ofSeconds(1))
         .until(() -> "Ready".equals(phase(ns, "orders")));
     timings.add("node loss: Ready again " + seconds(start) + " s after the node came back");
-    String db = secretValue(ns, "orders-credentials", "database");
+    assertThat(currentPrimary(ns)).isEqualTo("orders-1");
+    assertThat(
+            kubectl(
+                    "get",
+                    "pod",
+                    "-n",
+                    ns,
+                    "orders-0",
+                    "-o",
+                    "jsonpath={.metadata.labels.cellar\\.dev/role}")
+                .stdout()
+                .strip())
+        .as("the former primary's role once its node is back")
+        .isEqualTo("replica");
     assertThat(
             client(
                     ns,
                     engine,
                     "orders",
                     "read-primary",
-                    engine.readRow.command("orders", db),
+                    PSQL
+                        + "-h orders -d "
+                        + db
+                        + " -c \"SELECT string_agg(v, ',' ORDER BY id) FROM items\"",
                     false)
                 .strip())
-        .as("the row on the primary after its node came back")
-        .isEqualTo("real");
+        .as("both rows on the new primary")
+        .isEqualTo("real,after");
+    assertThat(
+            client(
+                    ns,
+                    engine,
+                    "orders",
+                    "read-rejoined",
+                    untilRow("orders-ro", db, 2, "after"),
+                    false)
+                .strip())
+        .as("the row written after the failover, on the former primary (now the only replica)")
+        .isEqualTo("after");
+  }
+
+  /** psql as the application user, quiet, rows unaligned: append the host, database and SQL. */
+  static final String PSQL =
+      "PGUSER=$DB_USER PGPASSWORD=$DB_PASSWORD psql -v ON_ERROR_STOP=1 -qtA ";
+
+  /** A script that reads row ID of PostgreSQL's items table on HOST until it is VALUE (60 s). */
+  static String untilRow(String host, String db, int id, String value) {
+    return "for i in $(seq 1 60); do v=$("
+        + PSQL
+        + "-h "
+        + host
+        + " -d "
+        + db
+        + " -c \"SELECT v FROM items WHERE id = "
+        + id
+        + "\" 2>/dev/null || true); [ \"$v\" = "
+        + value
+        + " ] && { echo \"$v\"; exit 0; }; sleep 1; done; echo \"last read: $v\"; exit 1";
   }
 
   static void awaitScheduled(String ns, String pod, String node) {
@@ -1519,6 +1596,21 @@ class RealNodeIT {
         .as("kubectl " + String.join(" ", args) + "\n" + result.output())
         .isZero();
     return result;
+  }
+
+  /**
+   * Runs SCRIPT, which stops the server (the container's PID 1), in POD's database container. The
+   * exec's shell may end by itself (0) or be killed with the container (137) first: either is the
+   * server stopped.
+   */
+  static void stopServer(String ns, String pod, String script) {
+    String[] args = {
+      "exec", "-n", ns, pod, "-c", "database", "--", "bash", "-c", script + " || true"
+    };
+    LocalCluster.Result result = kubectl(args);
+    assertThat(result.exitCode())
+        .as("kubectl " + String.join(" ", args) + "\n" + result.output())
+        .isIn(0, 137);
   }
 
   static String seconds(long startNanos) {
