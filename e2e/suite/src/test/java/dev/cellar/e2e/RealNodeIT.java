@@ -344,19 +344,7 @@ class RealNodeIT {
     await("the old primary back as a ready replica")
         .atMost(Duration.ofMinutes(3))
         .pollInterval(Duration.ofSeconds(1))
-        .until(
-            () ->
-                kubectl(
-                        "get",
-                        "pod",
-                        "-n",
-                        ns,
-                        primary,
-                        "-o",
-                        "jsonpath={.metadata.labels.cellar\\.dev/role} {.status.conditions[?(@.type==\"Ready\")].status}")
-                    .stdout()
-                    .strip()
-                    .equals("replica True"));
+        .until(() -> roleAndReady(ns, primary).equals("replica True"));
     timings.add(
         engine.name
             + ": failover: old primary a ready replica "
@@ -525,19 +513,7 @@ class RealNodeIT {
     await("the old primary back as a ready replica")
         .atMost(Duration.ofMinutes(3))
         .pollInterval(Duration.ofSeconds(1))
-        .until(
-            () ->
-                kubectl(
-                        "get",
-                        "pod",
-                        "-n",
-                        ns,
-                        "orders-0",
-                        "-o",
-                        "jsonpath={.metadata.labels.cellar\\.dev/role} {.status.conditions[?(@.type==\"Ready\")].status}")
-                    .stdout()
-                    .strip()
-                    .equals("replica True"));
+        .until(() -> roleAndReady(ns, "orders-0").equals("replica True"));
     String last = acknowledged.get(acknowledged.size() - 1);
     String onOld =
         "for i in $(seq 1 60); do n=$("
@@ -748,19 +724,9 @@ class RealNodeIT {
         .until(() -> "Ready".equals(phase(ns, "orders")));
     timings.add("node loss: Ready again " + seconds(start) + " s after the node came back");
     assertThat(currentPrimary(ns)).isEqualTo("orders-1");
-    assertThat(
-            kubectl(
-                    "get",
-                    "pod",
-                    "-n",
-                    ns,
-                    "orders-0",
-                    "-o",
-                    "jsonpath={.metadata.labels.cellar\\.dev/role}")
-                .stdout()
-                .strip())
-        .as("the former primary's role once its node is back")
-        .isEqualTo("replica");
+    assertThat(roleAndReady(ns, "orders-0"))
+        .as("the former primary's role and readiness once its node is back")
+        .isEqualTo("replica True");
     assertThat(
             client(
                     ns,
@@ -805,6 +771,20 @@ class RealNodeIT {
         + "\" 2>/dev/null || true); [ \"$v\" = "
         + value
         + " ] && { echo \"$v\"; exit 0; }; sleep 1; done; echo \"last read: $v\"; exit 1";
+  }
+
+  /** POD's role label and its Ready condition, as in "replica True". */
+  static String roleAndReady(String ns, String pod) {
+    return kubectl(
+            "get",
+            "pod",
+            "-n",
+            ns,
+            pod,
+            "-o",
+            "jsonpath={.metadata.labels.cellar\\.dev/role} {.status.conditions[?(@.type==\"Ready\")].status}")
+        .stdout()
+        .strip();
   }
 
   static void awaitScheduled(String ns, String pod, String node) {
