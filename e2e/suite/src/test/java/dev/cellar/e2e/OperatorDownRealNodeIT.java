@@ -6,6 +6,7 @@ import static dev.cellar.e2e.RealNodeIT.currentPrimary;
 import static dev.cellar.e2e.RealNodeIT.database;
 import static dev.cellar.e2e.RealNodeIT.kubectl;
 import static dev.cellar.e2e.RealNodeIT.newNamespace;
+import static dev.cellar.e2e.RealNodeIT.podField;
 import static dev.cellar.e2e.RealNodeIT.seconds;
 import static dev.cellar.e2e.RealNodeIT.secretValue;
 import static dev.cellar.e2e.RealNodeIT.stopServer;
@@ -172,15 +173,6 @@ class OperatorDownRealNodeIT {
   }
 
   static String podReady(String ns, String pod) {
-    return kubectl(
-            "get",
-            "pod",
-            "-n",
-            ns,
-            pod,
-            "-o",
-            "jsonpath={.status.conditions[?(@.type==\"Ready\")].status}")
-        .stdout()
-        .strip();
+    return podField(ns, pod, "{.status.conditions[?(@.type==\"Ready\")].status}");
   }
 }

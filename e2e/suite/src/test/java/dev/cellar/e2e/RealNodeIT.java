@@ -775,28 +775,22 @@ class RealNodeIT {
 
   /** POD's role label and its Ready condition, as in "replica True". */
   static String roleAndReady(String ns, String pod) {
-    return kubectl(
-            "get",
-            "pod",
-            "-n",
-            ns,
-            pod,
-            "-o",
-            "jsonpath={.metadata.labels.cellar\\.dev/role} {.status.conditions[?(@.type==\"Ready\")].status}")
-        .stdout()
-        .strip();
+    return podField(
+        ns,
+        pod,
+        "{.metadata.labels.cellar\\.dev/role} {.status.conditions[?(@.type==\"Ready\")].status}");
+  }
+
+  /** What kubectl's jsonpath TEMPLATE prints for POD, stripped (empty if the pod is not there). */
+  static String podField(String ns, String pod, String template) {
+    return kubectl("get", "pod", "-n", ns, pod, "-o", "jsonpath=" + template).stdout().strip();
   }
 
   static void awaitScheduled(String ns, String pod, String node) {
     await(pod + " scheduled on " + node)
         .atMost(Duration.ofMinutes(2))
         .pollInterval(Duration.ofMillis(200))
-        .until(
-            () ->
-                kubectl("get", "pod", "-n", ns, pod, "-o", "jsonpath={.spec.nodeName}")
-                    .stdout()
-                    .strip()
-                    .equals(node));
+        .until(() -> podField(ns, pod, "{.spec.nodeName}").equals(node));
   }
 
   /** Runs Debian's docker client (kind's nodes are its containers). */
