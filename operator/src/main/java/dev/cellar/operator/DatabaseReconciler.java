@@ -33,6 +33,7 @@ import dev.cellar.operator.status.Conditions.Reason;
 import dev.cellar.operator.status.ErrorMessages;
 import dev.cellar.operator.status.Observed;
 import dev.cellar.operator.status.StatusWriter;
+import dev.cellar.operator.status.WarningEvents;
 import dev.cellar.operator.storage.StoragePlan;
 import dev.cellar.operator.storage.StorageResize;
 import dev.cellar.operator.tls.TlsCredentials;
@@ -57,6 +58,7 @@ import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.javaoperatorsdk.operator.processing.retry.GradualRetry;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -170,11 +172,14 @@ public class DatabaseReconciler implements Reconciler<Database> {
   public List<EventSource<?, Database>> prepareEventSources(EventSourceContext<Database> context) {
     InformerEventSource<Pod, Database> pods =
         byInstanceLabel(context, Pod.class, Keys.Component.DATABASE);
-    return List.of(
-        pods,
-        byInstanceLabel(context, Job.class, Keys.Component.BACKUP),
+    List<EventSource<?, Database>> sources = new ArrayList<>();
+    sources.add(pods);
+    sources.add(byInstanceLabel(context, Job.class, Keys.Component.BACKUP));
+    sources.add(
         ReplicationLag.eventSource(
             context, pods::getSecondaryResources, agents.apply(context.getClient())));
+    sources.addAll(WarningEvents.eventSources(context));
+    return sources;
   }
 
   /**

@@ -8,8 +8,12 @@ import dev.cellar.operator.engine.EngineProfiles;
 import dev.cellar.operator.engine.EngineVersion;
 import dev.cellar.operator.engine.VersionDecision;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 
 /**
@@ -206,7 +210,7 @@ public record Topology(Database db) {
   }
 
   public String backupClaim() {
-    return name() + "-backups";
+    return name() + BACKUP_CLAIM_SUFFIX;
   }
 
   public String backupCronJob() {
@@ -247,6 +251,26 @@ public record Topology(Database db) {
   public String dataClaim(int ordinal) {
     return DATA_VOLUME + "-" + pod(ordinal);
   }
+
+  /**
+   * The Databases whose claim could be named {@code claim}: the inverse of {@link #dataClaim} and
+   * {@link #backupClaim}, for what names only the claim (an Event about it). Both readings are
+   * given when a name allows both; a name of neither form gives none.
+   */
+  public static Set<String> databasesOfClaim(String claim) {
+    Set<String> names = new HashSet<>();
+    Matcher data = DATA_CLAIM.matcher(claim);
+    if (data.matches()) {
+      names.add(data.group(1));
+    }
+    if (claim.endsWith(BACKUP_CLAIM_SUFFIX) && claim.length() > BACKUP_CLAIM_SUFFIX.length()) {
+      names.add(claim.substring(0, claim.length() - BACKUP_CLAIM_SUFFIX.length()));
+    }
+    return names;
+  }
+
+  private static final Pattern DATA_CLAIM = Pattern.compile(DATA_VOLUME + "-(.+)-[0-9]+");
+  private static final String BACKUP_CLAIM_SUFFIX = "-backups";
 
   /** Every data claim the Database can have, for any replica count the CRD admits. */
   public List<String> possibleDataClaims() {

@@ -10,7 +10,6 @@ import dev.cellar.operator.replication.ReplicationLag;
 import dev.cellar.operator.storage.StoragePlan;
 import dev.cellar.operator.storage.StorageResize;
 import dev.cellar.operator.tls.TlsState;
-import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
@@ -35,12 +34,6 @@ public final class StatusWriter {
   private static final Logger log = LoggerFactory.getLogger(StatusWriter.class);
 
   static final Duration CREDENTIALS_RECHECK = Duration.ofSeconds(30);
-
-  /**
-   * How soon to look again while the StatefulSet has fewer pods than it wants: the controller's
-   * FailedCreate Event (a quota, an admission policy) is not watched, and nothing else may change.
-   */
-  static final Duration POD_CREATION_RECHECK = Duration.ofSeconds(10);
 
   private StatusWriter() {}
 
@@ -92,14 +85,6 @@ public final class StatusWriter {
     Optional<Duration> tls = observed.tls().recheckAfter(now);
     if (tls.isPresent() && recheck.map(r -> tls.get().compareTo(r) < 0).orElse(true)) {
       recheck = tls;
-    }
-    if (podsMissing(observed) && observed.podCreation().isEmpty()) {
-      // Reads only (the Events), and only until the pods exist or their refusal is named.
-      recheck =
-          Optional.of(
-              recheck
-                  .filter(r -> r.compareTo(POD_CREATION_RECHECK) < 0)
-                  .orElse(POD_CREATION_RECHECK));
     }
     if (status.equals(db.getStatus())) {
       return recheck;
@@ -160,7 +145,7 @@ public final class StatusWriter {
 
   /**
    * Why a claim stays Pending: a missing storage class, a provisioner that fails. Only its Warning
-   * Events say so, read only for claims that are Pending (a moment at creation, otherwise rare).
+   * Events say so ({@link WarningEvents}).
    */
   private static Optional<String> volumes(Topology topology, Context<Database> context) {
     Optional<StoragePlan> plan =
@@ -172,7 +157,7 @@ public final class StatusWriter {
         .filter(c -> c.getStatus() == null || "Pending".equals(c.getStatus().getPhase()))
         .flatMap(
             claim ->
-                warnings(context, topology, "PersistentVolumeClaim", claim.getMetadata().getName())
+                WarningEvents.aboutClaim(context, topology, claim.getMetadata().getName())
                     .map(
                         e ->
                             "PVC "
@@ -186,60 +171,16 @@ public final class StatusWriter {
         .findFirst();
   }
 
-  /**
-   * The newest recent Warning Event about one object, if any. Events only add detail: one that
-   * cannot be read (RBAC without list on events, an API server going away) costs the detail, not
-   * the status.
-   */
-  private static Optional<Event> warnings(
-      Context<Database> context, Topology topology, String kind, String name) {
-    try {
-      return context
-          .getClient()
-          .v1()
-          .events()
-          .inNamespace(topology.namespace())
-          .withField("involvedObject.kind", kind)
-          .withField("involvedObject.name", name)
-          .withField("type", "Warning")
-          .list()
-          .getItems()
-          .stream()
-          .filter(e -> recent(e.getLastTimestamp()))
-          .max(Comparator.comparing(e -> Optional.ofNullable(e.getLastTimestamp()).orElse("")));
-    } catch (KubernetesClientException e) {
-      log.debug("cannot read the Events of {} {}: {}", kind, name, ErrorMessages.oneLine(e));
-      return Optional.empty();
-    }
-  }
-
-  private static boolean recent(String timestamp) {
-    try {
-      return timestamp != null
-          && Instant.parse(timestamp).isAfter(Instant.now().minus(Duration.ofMinutes(10)));
-    } catch (RuntimeException e) {
-      return false;
-    }
-  }
-
   /** What is wrong with the credentials Secret the pods read, if anything. */
   private static Optional<String> credentials(Topology topology, Context<Database> context) {
     return CredentialsSecret.read(topology, context)
         .flatMap(s -> CredentialsCheck.problem(topology, s));
   }
 
-  /** Whether the StatefulSet has fewer pods than it wants (being created, or refused). */
-  private static boolean podsMissing(Observed observed) {
-    return observed
-        .statefulSet()
-        .map(s -> observed.pods().size() < Optional.ofNullable(s.getSpec().getReplicas()).orElse(0))
-        .orElse(false);
-  }
-
   /**
    * Why the StatefulSet cannot create its pods (a quota, an admission policy): the controller says
-   * so only in a FailedCreate Event, read only while pods are missing and every existing one is
-   * ready, so that a rollout in progress costs no read.
+   * so only in a FailedCreate Event ({@link WarningEvents}), looked for while pods are missing and
+   * every existing one is ready (a rollout in progress is not a refusal).
    */
   private static Optional<String> podCreation(
       Topology topology, Context<Database> context, Optional<StatefulSet> sts, List<Pod> pods) {
@@ -250,7 +191,7 @@ public final class StatusWriter {
     }
     // The controller retries with back-off and renews its Event each time: an old one is a
     // trouble that has passed.
-    return warnings(context, topology, "StatefulSet", topology.statefulSet())
+    return WarningEvents.aboutStatefulSet(context, topology, topology.statefulSet())
         .filter(e -> "FailedCreate".equals(e.getReason()))
         .map(
             e ->

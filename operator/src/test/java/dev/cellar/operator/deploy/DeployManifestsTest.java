@@ -153,6 +153,7 @@ class DeployManifestsTest {
       assertThat(grants(rules, child[0], child[1], "watch")).as(child[1]).isTrue();
     }
     assertThat(grants(rules, "", "events", "create")).isTrue();
+    assertThat(grants(rules, "", "events", "watch")).isTrue(); // WarningEvents
     assertThat(grants(rules, "", "secrets", "deletecollection")).isFalse();
     // Failover runs role.sh in the database pods; nothing else of a pod's subresources.
     assertThat(grants(rules, "", "pods/exec", "create")).isTrue();
