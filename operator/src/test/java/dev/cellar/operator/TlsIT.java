@@ -323,6 +323,40 @@ class TlsIT extends ReconcilerTestBase {
             });
   }
 
+  /**
+   * Secrets of Cellar's names that exist before their Database, without Cellar's labels (so not in
+   * its informer): a new Database creates first and meets them as a conflict, then keeps the CA as
+   * it is and issues its server certificate into the existing Secret.
+   */
+  @Test
+  void secretsOfItsNamesThatExistAlreadyAreTakenOver() throws Exception {
+    Certificates.Issued ca = Certificates.newCa("a CA made before its Database", Instant.now());
+    operator.create(
+        new SecretBuilder()
+            .withNewMetadata()
+            .withName("vault-ca")
+            .endMetadata()
+            .addToStringData("ca.crt", ca.certificate())
+            .addToStringData("ca.key", ca.privateKey())
+            .build());
+    operator.create(
+        new SecretBuilder()
+            .withNewMetadata()
+            .withName("vault-tls")
+            .endMetadata()
+            .withType("kubernetes.io/tls")
+            .addToStringData("tls.crt", "not a certificate")
+            .addToStringData("tls.key", "not a key")
+            .build());
+    operator.create(new Database(null, "vault", spec(Engine.POSTGRESQL, "16", 1)));
+    awaitPhase("vault", Phase.Ready);
+    assertThat(value(secret("vault-ca"), "ca.crt")).isEqualTo(ca.certificate());
+    Secret server = secret("vault-tls");
+    assertThat(value(server, "ca.crt")).isEqualTo(ca.certificate());
+    Certificates.parse(value(server, "tls.crt"))
+        .verify(Certificates.parse(ca.certificate()).getPublicKey());
+  }
+
   @Test
   void requiredMariaDbRefusesPlainTransportAndAUsersCertificateIsUsedAsItIs() {
     // The user's certificate does not exist yet: Degraded names it.

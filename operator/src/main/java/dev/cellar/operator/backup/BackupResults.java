@@ -7,6 +7,7 @@ import dev.cellar.api.v1.Database;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.dependent.BackupJobs;
+import dev.cellar.operator.runtime.PatchByName;
 import io.fabric8.kubernetes.api.model.ContainerStateTerminated;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
@@ -17,7 +18,6 @@ import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.JobSpec;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import java.util.ArrayList;
@@ -175,13 +175,8 @@ public final class BackupResults {
               "metadata",
               Map.of("annotations", Map.of(Keys.BACKUP_RESULT_ANNOTATION, result.toJson())));
       Job patched =
-          client
-              .batch()
-              .v1()
-              .jobs()
-              .inNamespace(ns)
-              .withName(name)
-              .patch(PatchContext.of(PatchType.JSON_MERGE), JSON.writeValueAsString(patch));
+          PatchByName.send(
+              client, Job.class, ns, name, PatchType.JSON_MERGE, JSON.writeValueAsString(patch));
       log.info(
           "backup job {}/{} ended: {} {}",
           ns,
@@ -311,11 +306,13 @@ public final class BackupResults {
               Map.of("op", "test", "path", path, "value", token),
               Map.of("op", "remove", "path", path));
       try {
-        client
-            .resources(Database.class)
-            .inNamespace(db.getMetadata().getNamespace())
-            .withName(db.getMetadata().getName())
-            .patch(PatchContext.of(PatchType.JSON), JSON.writeValueAsString(ops));
+        PatchByName.send(
+            client,
+            Database.class,
+            db.getMetadata().getNamespace(),
+            db.getMetadata().getName(),
+            PatchType.JSON,
+            JSON.writeValueAsString(ops));
       } catch (KubernetesClientException e) {
         if (e.getCode() != 422 && e.getCode() != 404) {
           throw e;

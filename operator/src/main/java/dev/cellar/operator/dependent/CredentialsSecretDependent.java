@@ -75,15 +75,8 @@ public class CredentialsSecretDependent extends DatabaseChild<Secret>
 
   @Override
   public Secret create(Secret desired, Database db, Context<Database> context) {
-    // The informer sees only Cellar's Secrets; a user's Secret of that name is looked up directly.
-    Secret existing =
-        context
-            .getClient()
-            .secrets()
-            .inNamespace(db.getMetadata().getNamespace())
-            .withName(Topology.of(db).credentialsSecret())
-            .get();
-    return existing != null ? existing : super.create(desired, db, context);
+    // The informer sees only Cellar's Secrets; a user's Secret of that name is used as it is.
+    return createOrTake(desired, db, context, existing -> existing);
   }
 
   static String password() {

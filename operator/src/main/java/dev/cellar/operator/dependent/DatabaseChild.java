@@ -9,12 +9,15 @@ import dev.cellar.operator.guard.WriteBudget;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependentResourceConfig;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.util.Optional;
+import java.util.function.UnaryOperator;
 
 /**
  * A child of a Database whose name follows from the Database's {@link Topology}, so JOSDK finds it
@@ -61,8 +64,49 @@ abstract class DatabaseChild<R extends HasMetadata>
   /** Every write of a child spends from its {@link WriteBudget}, so no spec can loop. */
   @Override
   public R create(R desired, Database db, Context<Database> context) {
+    return createNew(desired, db, context);
+  }
+
+  private R createNew(R desired, Database db, Context<Database> context) {
     WriteBudget.spend(db, resourceType().getSimpleName() + " " + childName(Topology.of(db)));
     return super.create(desired, db, context);
+  }
+
+  /**
+   * Creates {@code desired}, or, when an object of that name exists already, returns what {@code
+   * existing} makes of it: one the informer does not see (a user's, without Cellar's labels, or one
+   * written before Cellar labelled it). For a new Database (no status written yet) it creates first
+   * and reads only on the conflict, which spares each new Database a read per such child (four
+   * Secrets: docs/benchmarks.md). Later a child missing from the informer is most likely the
+   * user's, so it reads first: a create refused on every reconcile would be a write attempt each
+   * time.
+   */
+  protected R createOrTake(
+      R desired, Database db, Context<Database> context, UnaryOperator<R> existing) {
+    if (db.getStatus() != null) {
+      return read(desired, db, context)
+          .map(existing)
+          .orElseGet(() -> createNew(desired, db, context));
+    }
+    try {
+      return createNew(desired, db, context);
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 409) {
+        throw e;
+      }
+      // Deleted again since the conflict: the create's error stands, the next reconcile retries.
+      return existing.apply(read(desired, db, context).orElseThrow(() -> e));
+    }
+  }
+
+  private Optional<R> read(R desired, Database db, Context<Database> context) {
+    return Optional.ofNullable(
+        context
+            .getClient()
+            .resources(resourceType())
+            .inNamespace(db.getMetadata().getNamespace())
+            .withName(desired.getMetadata().getName())
+            .get());
   }
 
   @Override

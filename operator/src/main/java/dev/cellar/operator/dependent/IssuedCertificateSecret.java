@@ -80,16 +80,8 @@ abstract class IssuedCertificateSecret extends OwnedChild<Secret> {
    */
   @Override
   public Secret create(Secret desired, Database db, Context<Database> context) {
-    Secret existing =
-        context
-            .getClient()
-            .secrets()
-            .inNamespace(desired.getMetadata().getNamespace())
-            .withName(desired.getMetadata().getName())
-            .get();
-    return existing == null
-        ? super.create(desired, db, context)
-        : super.update(existing, desired, db, context);
+    return createOrTake(
+        desired, db, context, existing -> super.update(existing, desired, db, context));
   }
 
   private boolean good(

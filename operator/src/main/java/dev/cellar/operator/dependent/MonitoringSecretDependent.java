@@ -3,7 +3,6 @@ package dev.cellar.operator.dependent;
 import dev.cellar.api.v1.Database;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
-import dev.cellar.operator.credentials.CredentialsSecret;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
@@ -47,9 +46,7 @@ public class MonitoringSecretDependent extends DatabaseChild<Secret>
 
   @Override
   public Secret create(Secret desired, Database db, Context<Database> context) {
-    // A Secret of that name without Cellar's labels is not in the informer: look it up.
-    Topology topology = Topology.of(db);
-    return CredentialsSecret.named(topology, topology.monitoringSecret(), context)
-        .orElseGet(() -> super.create(desired, db, context));
+    // A Secret of that name without Cellar's labels is not in the informer: used as it is.
+    return createOrTake(desired, db, context, existing -> existing);
   }
 }

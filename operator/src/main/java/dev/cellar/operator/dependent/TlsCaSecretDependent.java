@@ -4,7 +4,6 @@ import dev.cellar.api.v1.Database;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.tls.Certificates;
-import dev.cellar.operator.tls.TlsSecrets;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
@@ -52,8 +51,7 @@ public class TlsCaSecretDependent extends DatabaseChild<Secret>
 
   @Override
   public Secret create(Secret desired, Database db, Context<Database> context) {
-    // A Secret of that name without Cellar's labels is not in the informer: look it up.
-    return TlsSecrets.read(Topology.of(db), Topology.of(db).caSecret(), context)
-        .orElseGet(() -> super.create(desired, db, context));
+    // A Secret of that name without Cellar's labels is not in the informer: used as it is.
+    return createOrTake(desired, db, context, existing -> existing);
   }
 }

@@ -4,6 +4,7 @@ import dev.cellar.api.v1.Database;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.primary.PodRoles;
+import dev.cellar.operator.runtime.PatchByName;
 import dev.cellar.operator.status.Conditions.Reason;
 import dev.cellar.operator.status.EventRecorder;
 import dev.cellar.operator.status.Observed;
@@ -11,7 +12,6 @@ import dev.cellar.operator.status.StatusFactory;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Duration;
 import java.time.Instant;
@@ -193,13 +193,13 @@ public final class Switchover {
 
   private static void removeAnnotation(KubernetesClient client, Database db) {
     try {
-      client
-          .resources(Database.class)
-          .inNamespace(db.getMetadata().getNamespace())
-          .withName(db.getMetadata().getName())
-          .patch(
-              PatchContext.of(PatchType.JSON_MERGE),
-              "{\"metadata\":{\"annotations\":{\"" + Keys.SWITCHOVER_ANNOTATION + "\":null}}}");
+      PatchByName.send(
+          client,
+          Database.class,
+          db.getMetadata().getNamespace(),
+          db.getMetadata().getName(),
+          PatchType.JSON_MERGE,
+          "{\"metadata\":{\"annotations\":{\"" + Keys.SWITCHOVER_ANNOTATION + "\":null}}}");
     } catch (KubernetesClientException e) {
       if (e.getCode() != 404) {
         throw e;

@@ -3,11 +3,11 @@ package dev.cellar.operator.primary;
 import dev.cellar.api.v1.Database;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
+import dev.cellar.operator.runtime.PatchByName;
 import dev.cellar.operator.status.StatusFactory;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import java.util.Map;
@@ -82,11 +82,13 @@ public final class PodRoles {
   private static void apply(KubernetesClient client, Pod pod, String patch) {
     // A merge patch without resourceVersion: kwok and the kubelet update pods all the time.
     try {
-      client
-          .pods()
-          .inNamespace(pod.getMetadata().getNamespace())
-          .withName(pod.getMetadata().getName())
-          .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+      PatchByName.send(
+          client,
+          Pod.class,
+          pod.getMetadata().getNamespace(),
+          pod.getMetadata().getName(),
+          PatchType.JSON_MERGE,
+          patch);
     } catch (KubernetesClientException e) {
       if (e.getCode() != 404) {
         throw e;

@@ -5,12 +5,12 @@ import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.guard.WriteBudget;
 import dev.cellar.operator.primary.PodRoles;
+import dev.cellar.operator.runtime.PatchByName;
 import dev.cellar.operator.status.StatusFactory;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import java.util.Comparator;
@@ -177,17 +177,17 @@ public final class RollingUpdate {
       } else if (step instanceof Step.SwitchOver switchOver) {
         WriteBudget.spend(db, "Database " + db.getMetadata().getName());
         log.info("{}/{}: {}", ns, db.getMetadata().getName(), switchOver.why());
-        client
-            .resources(Database.class)
-            .inNamespace(ns)
-            .withName(db.getMetadata().getName())
-            .patch(
-                PatchContext.of(PatchType.JSON_MERGE),
-                "{\"metadata\":{\"annotations\":{\""
-                    + Keys.SWITCHOVER_ANNOTATION
-                    + "\":\""
-                    + switchOver.to()
-                    + "\"}}}");
+        PatchByName.send(
+            client,
+            Database.class,
+            ns,
+            db.getMetadata().getName(),
+            PatchType.JSON_MERGE,
+            "{\"metadata\":{\"annotations\":{\""
+                + Keys.SWITCHOVER_ANNOTATION
+                + "\":\""
+                + switchOver.to()
+                + "\"}}}");
       }
     } catch (KubernetesClientException e) {
       if (e.getCode() != 404) {

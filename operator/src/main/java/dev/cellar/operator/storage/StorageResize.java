@@ -6,13 +6,14 @@ import static dev.cellar.operator.storage.StoragePlan.requested;
 import static dev.cellar.operator.storage.StoragePlan.smaller;
 
 import dev.cellar.operator.guard.WriteBudget;
+import dev.cellar.operator.runtime.PatchByName;
 import dev.cellar.operator.status.Conditions.Reason;
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Duration;
 import java.util.List;
@@ -66,28 +67,38 @@ public final class StorageResize {
       for (PersistentVolumeClaim claim : plan.dataClaims()) {
         if (smaller(requested(claim), wanted)) {
           log.info("growing {} to {}", claim.getMetadata().getName(), wanted);
-          client
-              .persistentVolumeClaims()
-              .inNamespace(claim.getMetadata().getNamespace())
-              .withName(claim.getMetadata().getName())
-              .patch(
-                  PatchContext.of(PatchType.JSON_MERGE),
-                  "{\"spec\":{\"resources\":{\"requests\":{\"storage\":\"" + wanted + "\"}}}}");
+          PatchByName.send(
+              client,
+              PersistentVolumeClaim.class,
+              claim.getMetadata().getNamespace(),
+              claim.getMetadata().getName(),
+              PatchType.JSON_MERGE,
+              "{\"spec\":{\"resources\":{\"requests\":{\"storage\":\"" + wanted + "\"}}}}");
         }
+      }
+      Outcome growing = resizing("growing the data volumes to " + wanted);
+      // A reconcile right after the one that deleted the StatefulSet can still see it in the
+      // informer's cache: only the StatefulSet observed is deleted, and only once. Deleting its
+      // successor as well once cost a pod (DayTwoIT, under load).
+      var statefulSets =
+          client
+              .apps()
+              .statefulSets()
+              .inNamespace(plan.topology().namespace())
+              .withName(plan.topology().statefulSet());
+      StatefulSet live = statefulSets.get();
+      if (live == null
+          || live.getMetadata().getDeletionTimestamp() != null
+          || !live.getMetadata().getUid().equals(plan.statefulSet().get().getMetadata().getUid())) {
+        return growing;
       }
       WriteBudget.spend(plan.topology().db(), "StatefulSet " + plan.topology().statefulSet());
       log.info(
           "recreating StatefulSet {} with {} volumes; its pods keep running",
           plan.topology().statefulSet(),
           wanted);
-      client
-          .apps()
-          .statefulSets()
-          .inNamespace(plan.topology().namespace())
-          .withName(plan.topology().statefulSet())
-          .withPropagationPolicy(DeletionPropagation.ORPHAN)
-          .delete();
-      return resizing("growing the data volumes to " + wanted);
+      statefulSets.withPropagationPolicy(DeletionPropagation.ORPHAN).delete();
+      return growing;
     }
     // A claim without a capacity is still being provisioned: that is not a resize.
     List<String> pending =

@@ -7,8 +7,8 @@ import dev.cellar.operator.Topology;
 import dev.cellar.operator.credentials.CredentialsSecret;
 import dev.cellar.operator.engine.EngineProfile;
 import dev.cellar.operator.guard.WriteBudget;
+import dev.cellar.operator.runtime.PatchByName;
 import io.fabric8.kubernetes.api.model.Secret;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import java.nio.charset.StandardCharsets;
@@ -76,12 +76,13 @@ public final class TlsCredentials {
       ops.add(op("replace", Credentials.URI, encode(wantedUri)));
     }
     WriteBudget.spend(db, "Secret " + topology.credentialsSecret() + " (ca.crt, uri)");
-    context
-        .getClient()
-        .secrets()
-        .inNamespace(topology.namespace())
-        .withName(topology.credentialsSecret())
-        .patch(PatchContext.of(PatchType.JSON), "[" + String.join(",", ops) + "]");
+    PatchByName.send(
+        context.getClient(),
+        Secret.class,
+        topology.namespace(),
+        topology.credentialsSecret(),
+        PatchType.JSON,
+        "[" + String.join(",", ops) + "]");
     return Optional.empty();
   }
 
