@@ -233,14 +233,24 @@ public final class CachePruning {
     if (isPruned(cm)) {
       return cm.getData().get(DATA_HASH);
     }
+    // A desired ConfigMap, built on each reconcile from the same files: hashed once per content.
+    Map<String, String> data = Optional.ofNullable(cm.getData()).orElse(Map.of());
+    Map<String, String> binaryData = Optional.ofNullable(cm.getBinaryData()).orElse(Map.of());
+    return DATA_HASHES.get(
+        List.of(Map.copyOf(data), Map.copyOf(binaryData)), () -> digest(data, binaryData));
+  }
+
+  private static final Memo<List<Map<String, String>>, String> DATA_HASHES = new Memo<>(256);
+
+  private static String digest(Map<String, String> data, Map<String, String> binaryData) {
     MessageDigest digest;
     try {
       digest = MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
-    feed(digest, "data", cm.getData());
-    feed(digest, "binaryData", cm.getBinaryData());
+    feed(digest, "data", data);
+    feed(digest, "binaryData", binaryData);
     return HexFormat.of().formatHex(digest.digest());
   }
 
