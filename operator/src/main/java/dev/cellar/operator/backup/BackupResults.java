@@ -306,13 +306,7 @@ public final class BackupResults {
               Map.of("op", "test", "path", path, "value", token),
               Map.of("op", "remove", "path", path));
       try {
-        PatchByName.send(
-            client,
-            Database.class,
-            db.getMetadata().getNamespace(),
-            db.getMetadata().getName(),
-            PatchType.JSON,
-            JSON.writeValueAsString(ops));
+        PatchByName.send(client, db, PatchType.JSON, JSON.writeValueAsString(ops));
       } catch (KubernetesClientException e) {
         if (e.getCode() != 422 && e.getCode() != 404) {
           throw e;

@@ -195,9 +195,7 @@ public final class Switchover {
     try {
       PatchByName.send(
           client,
-          Database.class,
-          db.getMetadata().getNamespace(),
-          db.getMetadata().getName(),
+          db,
           PatchType.JSON_MERGE,
           "{\"metadata\":{\"annotations\":{\"" + Keys.SWITCHOVER_ANNOTATION + "\":null}}}");
     } catch (KubernetesClientException e) {

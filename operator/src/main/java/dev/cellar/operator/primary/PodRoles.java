@@ -82,13 +82,7 @@ public final class PodRoles {
   private static void apply(KubernetesClient client, Pod pod, String patch) {
     // A merge patch without resourceVersion: kwok and the kubelet update pods all the time.
     try {
-      PatchByName.send(
-          client,
-          Pod.class,
-          pod.getMetadata().getNamespace(),
-          pod.getMetadata().getName(),
-          PatchType.JSON_MERGE,
-          patch);
+      PatchByName.send(client, pod, PatchType.JSON_MERGE, patch);
     } catch (KubernetesClientException e) {
       if (e.getCode() != 404) {
         throw e;

@@ -179,9 +179,7 @@ public final class RollingUpdate {
         log.info("{}/{}: {}", ns, db.getMetadata().getName(), switchOver.why());
         PatchByName.send(
             client,
-            Database.class,
-            ns,
-            db.getMetadata().getName(),
+            db,
             PatchType.JSON_MERGE,
             "{\"metadata\":{\"annotations\":{\""
                 + Keys.SWITCHOVER_ANNOTATION

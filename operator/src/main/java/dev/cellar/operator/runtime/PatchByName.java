@@ -16,6 +16,19 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 public final class PatchByName {
   private PatchByName() {}
 
+  /** Sends {@code patch} to the object {@code of} names (its kind, namespace and name). */
+  @SuppressWarnings("unchecked")
+  public static <T extends HasMetadata> T send(
+      KubernetesClient client, T of, PatchType patchType, String patch) {
+    return send(
+        client,
+        (Class<T>) of.getClass(),
+        of.getMetadata().getNamespace(),
+        of.getMetadata().getName(),
+        patchType,
+        patch);
+  }
+
   /**
    * Sends {@code patch} to the {@code type} named {@code name}; the object as the server left it.
    */

@@ -69,9 +69,7 @@ public final class StorageResize {
           log.info("growing {} to {}", claim.getMetadata().getName(), wanted);
           PatchByName.send(
               client,
-              PersistentVolumeClaim.class,
-              claim.getMetadata().getNamespace(),
-              claim.getMetadata().getName(),
+              claim,
               PatchType.JSON_MERGE,
               "{\"spec\":{\"resources\":{\"requests\":{\"storage\":\"" + wanted + "\"}}}}");
         }
