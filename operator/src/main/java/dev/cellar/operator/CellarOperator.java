@@ -1,10 +1,8 @@
 package dev.cellar.operator;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.cellar.api.v1.Database;
 import dev.cellar.operator.cache.CachePruning;
-import dev.cellar.operator.cache.CanonicalStrings;
-import dev.cellar.operator.cache.SharedEmptyMaps;
+import dev.cellar.operator.runtime.ApiServerClient;
 import dev.cellar.operator.runtime.ApiServerWait;
 import dev.cellar.operator.runtime.LogFormats;
 import dev.cellar.operator.runtime.OperatorHttpServer;
@@ -13,9 +11,7 @@ import dev.cellar.operator.runtime.OperatorSettings;
 import dev.cellar.operator.status.ErrorMessages;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import java.io.IOException;
@@ -49,7 +45,7 @@ public final class CellarOperator {
     }
     LogFormats.apply(settings.logFormat());
     Logger log = LoggerFactory.getLogger(CellarOperator.class);
-    KubernetesClient client = newClient();
+    KubernetesClient client = ApiServerClient.create();
     OperatorMetrics metrics = new OperatorMetrics();
     Operator operator = create(client, settings, metrics);
     OperatorHttpServer http =
@@ -87,23 +83,6 @@ public final class CellarOperator {
         client.getMasterUrl(),
         settings.watchNamespaces().isEmpty() ? "all" : settings.watchNamespaces(),
         settings.leaderElection());
-  }
-
-  /**
-   * The client, whose reading shares what repeats in the objects it reads: strings (names, labels,
-   * uids, images, reasons: the largest part of the live heap) and the empty additional-properties
-   * map of every model object (docs/benchmarks.md). The informers' caches hold what it reads.
-   */
-  static KubernetesClient newClient() {
-    KubernetesClientBuilder builder = new KubernetesClientBuilder();
-    ObjectMapper mapper = new ObjectMapper();
-    if (CanonicalStrings.enabled()) {
-      mapper.registerModule(CanonicalStrings.shared().module());
-    }
-    if (SharedEmptyMaps.enabled()) {
-      mapper.registerModule(SharedEmptyMaps.module());
-    }
-    return builder.withKubernetesSerialization(new KubernetesSerialization(mapper, true)).build();
   }
 
   /** An operator with these settings on {@code client}. */
