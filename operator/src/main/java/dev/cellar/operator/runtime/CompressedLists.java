@@ -36,7 +36,8 @@ public final class CompressedLists implements Interceptor {
   public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
     if (builder instanceof HttpRequest.Builder
         && "GET".equals(request.method())
-        && !isWatch(request)) {
+        && !isWatch(request)
+        && !request.uri().getPath().endsWith("/log")) {
       builder.setHeader(ACCEPT_ENCODING, "gzip");
     }
   }
