@@ -62,6 +62,29 @@ class ReconcileErrorMessageTest {
   }
 
   @Test
+  void aTimeoutSaysTheApiServerDidNotAnswer() {
+    // As seen with 5000 Databases on one API server: the status said only "TimeoutException".
+    Map<String, Exception> causes = new LinkedHashMap<>();
+    causes.put(
+        "statefulset",
+        new KubernetesClientException(
+            "An error has occurred.", new java.util.concurrent.TimeoutException()));
+    causes.put(
+        "config",
+        new KubernetesClientException(
+            "An error has occurred.",
+            new java.util.concurrent.CompletionException(
+                new java.net.http.HttpTimeoutException("request timed out"))));
+
+    assertThat(ErrorMessages.oneLine(new AggregatedOperatorException("workflow failed", causes)))
+        .isEqualTo(
+            "statefulset: the API server did not answer in time (TimeoutException): it is"
+                + " overloaded or unreachable; Cellar retries; config: the API server did not"
+                + " answer in time (HttpTimeoutException: request timed out): it is overloaded or"
+                + " unreachable; Cellar retries");
+  }
+
+  @Test
   void aVeryLongMessageIsCut() {
     String message = ErrorMessages.oneLine(new IllegalStateException("x".repeat(5000)));
     assertThat(message).hasSize(1000).endsWith("...");

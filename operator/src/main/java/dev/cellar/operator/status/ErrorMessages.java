@@ -65,6 +65,13 @@ public final class ErrorMessages {
       root = root.getCause();
     }
     String message = Optional.ofNullable(root.getMessage()).orElse(root.getClass().getSimpleName());
+    if (root instanceof java.util.concurrent.TimeoutException
+        || root instanceof java.net.http.HttpTimeoutException) {
+      // fabric8 waits a request timeout for each answer; the bare class name told users nothing.
+      return "the API server did not answer in time ("
+          + (root.getMessage() == null ? message : root.getClass().getSimpleName() + ": " + message)
+          + "): it is overloaded or unreachable; Cellar retries";
+    }
     // Without the Status dump fabric8 appends.
     int status = message.indexOf(". Received status:");
     return firstLine(status > 0 ? message.substring(0, status) : message);
