@@ -31,6 +31,21 @@ class ApiServerClientIT {
         .collect(Collectors.joining("\n"));
   }
 
+  /** A ConfigMap {@code name} holding {@code script(i)} as run.sh, written by the admin. */
+  static void applyScript(String name, int i) {
+    admin
+        .configMaps()
+        .inNamespace(NS)
+        .resource(
+            new ConfigMapBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withData(Map.of("run.sh", script(i)))
+                .build())
+        .serverSideApply();
+  }
+
   @BeforeAll
   static void configMaps() {
     admin
@@ -38,17 +53,7 @@ class ApiServerClientIT {
         .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
         .serverSideApply();
     for (int i = 0; i < 4; i++) {
-      admin
-          .configMaps()
-          .inNamespace(NS)
-          .resource(
-              new ConfigMapBuilder()
-                  .withNewMetadata()
-                  .withName("scripts-" + i)
-                  .endMetadata()
-                  .withData(Map.of("run.sh", script(i)))
-                  .build())
-          .serverSideApply();
+      applyScript("scripts-" + i, i);
     }
   }
 
@@ -90,17 +95,7 @@ class ApiServerClientIT {
           .isEqualTo(script(2));
       assertThat(lists.inflated()).isGreaterThan(before);
 
-      admin
-          .configMaps()
-          .inNamespace(NS)
-          .resource(
-              new ConfigMapBuilder()
-                  .withNewMetadata()
-                  .withName("watched")
-                  .endMetadata()
-                  .withData(Map.of("run.sh", script(9)))
-                  .build())
-          .serverSideApply();
+      applyScript("watched", 9);
 
       await("the watch delivers the new ConfigMap")
           .atMost(Duration.ofSeconds(30))
