@@ -19,6 +19,7 @@ import dev.cellar.operator.dependent.PodMonitorDependent;
 import dev.cellar.operator.dependent.Preconditions;
 import dev.cellar.operator.dependent.PrimaryServiceDependent;
 import dev.cellar.operator.dependent.ReadOnlyServiceDependent;
+import dev.cellar.operator.dependent.ScriptsConfigMapDependent;
 import dev.cellar.operator.dependent.StatefulSetDependent;
 import dev.cellar.operator.dependent.TlsCaSecretDependent;
 import dev.cellar.operator.dependent.TlsClientSecretDependent;
@@ -97,6 +98,7 @@ import org.slf4j.LoggerFactory;
           type = MonitoringSecretDependent.class,
           useEventSourceWithName = "credentials"),
       @Dependent(name = "config", type = ConfigMapDependent.class),
+      @Dependent(name = "scripts", type = ScriptsConfigMapDependent.class),
       @Dependent(name = "headless", type = HeadlessServiceDependent.class),
       @Dependent(
           name = "primary",
@@ -110,7 +112,7 @@ import org.slf4j.LoggerFactory;
       @Dependent(
           name = "statefulset",
           type = StatefulSetDependent.class,
-          dependsOn = {"credentials", "monitoring", "config", "headless"},
+          dependsOn = {"credentials", "monitoring", "config", "scripts", "headless"},
           reconcilePrecondition = Preconditions.VersionRunnable.class),
       @Dependent(
           name = "pdb",
@@ -139,7 +141,7 @@ import org.slf4j.LoggerFactory;
           type = BackupCronJobDependent.class,
           // Not on backups-pvc: with an object store there is none. A Job's pod waits for its
           // claim.
-          dependsOn = "credentials",
+          dependsOn = {"credentials", "scripts"},
           reconcilePrecondition = Preconditions.BackupEnabled.class),
     })
 // Updates that reconcile: a new generation (spec), a deletion, or a changed request annotation

@@ -1,6 +1,7 @@
 package dev.cellar.operator;
 
 import dev.cellar.api.v1.Database;
+import dev.cellar.api.v1.Engine;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -21,6 +22,12 @@ public final class Keys {
 
   /** The label selector of every informer on children. */
   public static final String MANAGED_SELECTOR = MANAGED_BY + "=" + OPERATOR;
+
+  /** The selector of the engines' shared scripts ConfigMaps. */
+  public static final String SCRIPTS_SELECTOR = MANAGED_SELECTOR + "," + COMPONENT + "=scripts";
+
+  /** The selector of the children of one Database (the scripts ConfigMaps are no one's). */
+  public static final String CHILD_SELECTOR = MANAGED_SELECTOR + "," + COMPONENT + "!=scripts";
 
   /**
    * The role label on database pods: the Services select on it, and each pod's entrypoint reads it
@@ -149,7 +156,9 @@ public final class Keys {
   /** What a child is for. */
   public enum Component {
     DATABASE("database"),
-    BACKUP("backup");
+    BACKUP("backup"),
+    /** An engine's scripts ConfigMap, which every Database of that engine in a namespace mounts. */
+    SCRIPTS("scripts");
 
     private final String value;
 
@@ -167,6 +176,16 @@ public final class Keys {
   /** All labels of a child of {@code db}. */
   public static Map<String, String> labels(Database db, Component component) {
     Map<String, String> labels = new LinkedHashMap<>(selector(db, component));
+    labels.put(MANAGED_BY, OPERATOR);
+    labels.put(PART_OF, "cellar");
+    return labels;
+  }
+
+  /** The labels of {@code engine}'s scripts ConfigMap: Cellar's, and no Database's instance. */
+  public static Map<String, String> scriptsLabels(Engine engine) {
+    Map<String, String> labels = new LinkedHashMap<>();
+    labels.put(NAME, engine.value());
+    labels.put(COMPONENT, Component.SCRIPTS.value());
     labels.put(MANAGED_BY, OPERATOR);
     labels.put(PART_OF, "cellar");
     return labels;

@@ -72,6 +72,14 @@ public record Topology(Database db) {
     return name() + "-config";
   }
 
+  /**
+   * The engine's scripts ConfigMap in the Database's namespace, shared by every Database of the
+   * engine there and named by the scripts' hash ({@link EngineProfile#scripts()}).
+   */
+  public String scriptsConfigMap() {
+    return "cellar-" + db.getSpec().getEngine().value() + "-scripts-" + profile().scriptsHash();
+  }
+
   public String credentialsSecret() {
     return name() + "-credentials";
   }

@@ -1,6 +1,7 @@
 package dev.cellar.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.cellar.api.v1.Database;
@@ -12,6 +13,7 @@ import dev.cellar.operator.status.Conditions.Reason;
 import dev.cellar.operator.status.Conditions.Type;
 import dev.cellar.testkit.LocalCluster;
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -24,6 +26,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.javaoperatorsdk.operator.junit.LocallyRunOperatorExtension;
@@ -32,6 +35,7 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -268,38 +272,88 @@ class DatabaseReconcilerIT extends ReconcilerTestBase {
                     .get(0)
                     .getImage()
                     .equals("mariadb:11.4"));
-    // The operator caches the ConfigMap without its files, only their hash: an edited script is
+    // The operator caches the ConfigMap without its files, only their hash: an edited file is
     // still seen and restored.
-    String script =
-        child(io.fabric8.kubernetes.api.model.ConfigMap.class, "drift-config")
-            .getData()
-            .keySet()
-            .stream()
-            .filter(k -> k.endsWith(".sh"))
-            .findFirst()
-            .orElseThrow();
     String original =
         child(io.fabric8.kubernetes.api.model.ConfigMap.class, "drift-config")
             .getData()
-            .get(script);
+            .get("cellar.cnf");
     client
         .configMaps()
         .inNamespace(operator.getNamespace())
         .withName("drift-config")
         .edit(
             c -> {
-              c.getData().put(script, "exit 1\n");
+              c.getData().put("cellar.cnf", "[mysqld]\nskip-grant-tables\n");
               return c;
             });
-    await("ConfigMap script restored")
+    await("ConfigMap file restored")
         .atMost(Duration.ofSeconds(30))
         .until(
             () ->
                 original.equals(
                     child(io.fabric8.kubernetes.api.model.ConfigMap.class, "drift-config")
                         .getData()
-                        .get(script)));
+                        .get("cellar.cnf")));
     awaitPhase("drift", Phase.Ready);
+  }
+
+  @Test
+  void anEnginesScriptsAreOneImmutableConfigMapThatNoDatabaseOwns() {
+    create(database("scripts-a", Engine.MARIADB, "11.4"));
+    create(database("scripts-b", Engine.MARIADB, "11.4"));
+    awaitPhase("scripts-a", Phase.Ready);
+    awaitPhase("scripts-b", Phase.Ready);
+    String name = Topology.of(get("scripts-a")).scriptsConfigMap();
+    for (String db : List.of("scripts-a", "scripts-b")) {
+      assertThat(child(StatefulSet.class, db).getSpec().getTemplate().getSpec().getVolumes())
+          .filteredOn(v -> v.getProjected() != null)
+          .singleElement()
+          .satisfies(
+              v ->
+                  assertThat(v.getProjected().getSources())
+                      .extracting(source -> source.getConfigMap().getName())
+                      .containsExactly(db + "-config", name));
+      assertThat(child(ConfigMap.class, db + "-config").getData()).containsOnlyKeys("cellar.cnf");
+    }
+    ConfigMap scripts = child(ConfigMap.class, name);
+    assertThat(scripts.getImmutable()).isTrue();
+    assertThat(scripts.getData()).containsKeys("entrypoint.sh", "role.sh", "backup-job.sh");
+    assertThat(scripts.getMetadata().getOwnerReferences()).isNullOrEmpty();
+    assertThat(Optional.ofNullable(scripts.getMetadata().getAnnotations()).orElse(Map.of()))
+        .as("no annotation names one Database as its primary")
+        .allSatisfy((key, value) -> assertThat(value).doesNotContain("scripts-"));
+    assertThatThrownBy(
+            () ->
+                client
+                    .configMaps()
+                    .inNamespace(operator.getNamespace())
+                    .withName(name)
+                    .edit(
+                        c -> {
+                          c.getData().put("entrypoint.sh", "exit 1\n");
+                          return c;
+                        }))
+        .as("the API server refuses to edit the scripts")
+        .isInstanceOf(KubernetesClientException.class);
+
+    String uid = scripts.getMetadata().getUid();
+    client.configMaps().inNamespace(operator.getNamespace()).withName(name).delete();
+    await("the scripts ConfigMap recreated")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                child(ConfigMap.class, name) != null
+                    && !child(ConfigMap.class, name).getMetadata().getUid().equals(uid));
+
+    // Deleting one Database collects its own ConfigMap, not the scripts the other one mounts.
+    operator.delete(get("scripts-a"));
+    await("scripts-a's ConfigMap collected")
+        .atMost(CONVERGE)
+        .until(
+            () -> get("scripts-a") == null && child(ConfigMap.class, "scripts-a-config") == null);
+    assertThat(child(ConfigMap.class, name)).isNotNull();
+    awaitPhase("scripts-b", Phase.Ready);
   }
 
   @Test

@@ -37,10 +37,11 @@ import java.util.function.UnaryOperator;
  *       CronJob, PodDisruptionBudget, NetworkPolicy), where JOSDK's SSA matcher needs the {@code
  *       Apply} entries (Cellar's own); the other managers' entries go there too, and identical
  *       Apply field sets (the same for every StatefulSet of an engine) are kept once.
- *   <li>ConfigMaps keep their metadata and, in place of their files (about 22 KB of engine scripts
- *       each), the SHA-256 of the files under {@link #DATA_HASH}, a key no ConfigMap on a server
- *       can have (keys may not contain a slash). {@code ConfigMapDependent} compares that hash with
- *       the hash of the files it would write, so an edited file is still repaired.
+ *   <li>ConfigMaps keep their metadata and, in place of their files (a Database's configuration;
+ *       the engine's scripts, about 60 KB, in the shared scripts ConfigMap), the SHA-256 of the
+ *       files under {@link #DATA_HASH}, a key no ConfigMap on a server can have (keys may not
+ *       contain a slash). {@code ConfigMapDependent} compares that hash with the hash of the files
+ *       it would write, so an edited file is still repaired.
  *   <li>Databases (the primary resources) lose their managedFields and kubectl's
  *       last-applied-configuration annotation: Cellar writes their status by server-side apply and
  *       never writes a cached Database back.

@@ -45,10 +45,10 @@ public final class CanonicalStrings {
 
   /**
    * Containers' {@code command} and {@code args} and environment variables' {@code value}, whatever
-   * their length: the backup CronJob's command carries the backup script (11 KB) and one of its
-   * variables the verification script (15 KB), the same in every CronJob and the largest strings in
-   * the cache. Kept apart, in a few slots, so that they neither evict nor are evicted by the many
-   * short strings.
+   * their length: the same in every pod template of an engine, and once the largest strings in the
+   * cache (the backup CronJobs carried the backup and verification scripts inline, 26 KB, before
+   * the scripts moved to one ConfigMap per engine). Kept apart, in a few slots, so that they
+   * neither evict nor are evicted by the many short strings.
    */
   private static final Set<String> SCRIPT_FIELDS = Set.of("command", "args", "value");
 

@@ -19,10 +19,11 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The backup Jobs' spec, shared by the CronJob (scheduled) and on-demand Jobs: backup.sh with the
- * engine's dump command, the target (the backups volume, or a bucket whose keys come from a Secret
- * reference) and, unless spec.backup.verify is false, the engine's verify script. The container
- * writes its result to its termination message.
+ * The backup Jobs' spec, shared by the CronJob (scheduled) and on-demand Jobs: backup.sh (from the
+ * engine's scripts ConfigMap, not inline: docs/benchmarks.md) with the engine's dump command, the
+ * target (the backups volume, or a bucket whose keys come from a Secret reference) and, unless
+ * spec.backup.verify is false, the engine's verify script. The container writes its result to its
+ * termination message.
  */
 public final class BackupJobs {
   static final String BACKUP_DIR = "/backups";
@@ -36,7 +37,15 @@ public final class BackupJobs {
    */
   static final String TMP_DIR = "/tmp";
 
+  /** The engine's scripts ConfigMap, mounted at {@link EngineProfile#CELLAR_DIR}. */
+  static final String SCRIPTS_VOLUME = "scripts";
+
   private BackupJobs() {}
+
+  /** The path of one of the engine's scripts where the Jobs and database pods mount them. */
+  static String script(String file) {
+    return EngineProfile.CELLAR_DIR + "/" + file;
+  }
 
   /** The labels of a backup Job and its pod. */
   public static Map<String, String> labels(Database db, String trigger) {
@@ -66,7 +75,7 @@ public final class BackupJobs {
     env.add(value("CELLAR_SCRATCH", SCRATCH_DIR));
     env.add(value("TMPDIR", TMP_DIR));
     if (verify) {
-      env.add(value("VERIFY_SCRIPT", profile.verifyScript()));
+      env.add(value("VERIFY_SCRIPT", script(EngineProfile.VERIFY_SCRIPT)));
     }
     env.addAll(profile.dumpEnv(topology.credentialsSecret()));
 
@@ -78,7 +87,7 @@ public final class BackupJobs {
             .addNewContainer()
             .withName(Topology.BACKUP_CONTAINER)
             .withImage(image)
-            .withCommand("bash", "-c", EngineProfile.backupScript())
+            .withCommand("bash", script(EngineProfile.BACKUP_JOB_SCRIPT))
             .withEnv(env)
             .withResources(ContainerResources.backup(db, verify, store.isPresent()))
             .withSecurityContext(PodSecurity.readOnlyContainer())
@@ -90,7 +99,18 @@ public final class BackupJobs {
             .withName("tmp")
             .withMountPath(TMP_DIR)
             .endVolumeMount()
+            .addNewVolumeMount()
+            .withName(SCRIPTS_VOLUME)
+            .withMountPath(EngineProfile.CELLAR_DIR)
+            .withReadOnly(true)
+            .endVolumeMount()
             .endContainer()
+            .addNewVolume()
+            .withName(SCRIPTS_VOLUME)
+            .withNewConfigMap()
+            .withName(topology.scriptsConfigMap())
+            .endConfigMap()
+            .endVolume()
             .addNewVolume()
             .withName("scratch")
             .withNewEmptyDir()
@@ -157,7 +177,7 @@ public final class BackupJobs {
     var container = spec.getTemplate().getSpec().getContainers().get(0);
     List<EnvVar> env = new ArrayList<>(container.getEnv());
     env.removeIf(e -> e.getName().equals("VERIFY_SCRIPT"));
-    env.add(value("VERIFY_SCRIPT", Topology.of(db).profile().verifyScript()));
+    env.add(value("VERIFY_SCRIPT", script(EngineProfile.VERIFY_SCRIPT)));
     env.add(value("BACKUP_MODE", "verify"));
     env.add(value("VERIFY_BACKUP", "latest"));
     container.setEnv(env);

@@ -68,13 +68,13 @@ public final class BootstrapRestore {
     env.add(value("DATA_DIR", dataDir));
     env.add(value("INITIALISED_PATH", profile.initialisedPath(version)));
     env.add(value("RESTORE_DIR", RESTORE_DIR));
-    env.add(value("RESTORE_SCRIPT", profile.restoreScript()));
+    env.add(value("RESTORE_SCRIPT", BackupJobs.script(EngineProfile.RESTORE_SCRIPT)));
     env.add(value("TMPDIR", BackupJobs.TMP_DIR));
     ContainerBuilder init =
         new ContainerBuilder()
             .withName(CONTAINER)
             .withImage(image)
-            .withCommand("bash", "-c", EngineProfile.restoreFetchScript())
+            .withCommand("bash", BackupJobs.script(EngineProfile.RESTORE_FETCH_SCRIPT))
             .withSecurityContext(PodSecurity.readOnlyContainer())
             .withResources(ContainerResources.restore(db))
             .addNewVolumeMount()
@@ -88,6 +88,11 @@ public final class BootstrapRestore {
             .addNewVolumeMount()
             .withName(RESTORE_VOLUME)
             .withMountPath(RESTORE_DIR)
+            .endVolumeMount()
+            .addNewVolumeMount()
+            .withName(StatefulSetDependent.CONFIG_VOLUME)
+            .withMountPath(EngineProfile.CELLAR_DIR)
+            .withReadOnly(true)
             .endVolumeMount();
     boolean fromStore = f.getSource() != FromBackupSpec.BackupSource.VOLUME;
     if (fromStore && f.getObjectStore() != null) {

@@ -4,23 +4,27 @@ import dev.cellar.api.v1.Database;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.cache.CachePruning;
+import dev.cellar.operator.engine.EngineProfile;
 import dev.cellar.operator.engine.EngineProfiles;
+import dev.cellar.operator.status.StatusFactory;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.dependent.Matcher;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * The engine's configuration files and scripts, mounted into the database pods. The informer keeps
- * these ConfigMaps without their files, only their hash ({@link CachePruning}): the scripts are
- * about 22 KB per Database, the same for every Database of an engine.
+ * The Database's configuration files, mounted into the database pods beside the engine's scripts
+ * ({@link ScriptsConfigMapDependent}). The informer keeps these ConfigMaps without their files,
+ * only their hash ({@link CachePruning}).
  */
-@KubernetesDependent(informer = @Informer(labelSelector = Keys.MANAGED_SELECTOR))
+@KubernetesDependent(informer = @Informer(labelSelector = Keys.CHILD_SELECTOR))
 public class ConfigMapDependent extends OwnedChild<ConfigMap> {
 
   public ConfigMapDependent() {
@@ -34,10 +38,64 @@ public class ConfigMapDependent extends OwnedChild<ConfigMap> {
 
   @Override
   protected ConfigMap desired(Database db, Context<Database> context) {
+    Optional<ConfigMap> actual =
+        eventSource()
+            .flatMap(
+                source ->
+                    source.get(
+                        new ResourceID(
+                            childName(Topology.of(db)), db.getMetadata().getNamespace())));
+    return desired(db, context.getSecondaryResource(StatefulSet.class), actual);
+  }
+
+  /** The ConfigMap, given the StatefulSet and the ConfigMap as they are. */
+  ConfigMap desired(Database db, Optional<StatefulSet> sts, Optional<ConfigMap> actual) {
+    EngineProfile profile = EngineProfiles.of(db);
+    Map<String, String> files = new TreeMap<>(profile.configFiles(db));
+    if (scriptsStillReadHere(files, profile, sts, actual)) {
+      files.putAll(profile.scripts());
+    }
     return new ConfigMapBuilder()
         .withMetadata(metadata(db, Keys.Component.DATABASE))
-        .withData(new TreeMap<>(EngineProfiles.of(db).configFiles(db)))
+        .withData(files)
         .build();
+  }
+
+  /**
+   * Whether pods may still run the engine's scripts from this ConfigMap. A pod of a template from
+   * before the scripts had a ConfigMap of their own mounts this one whole, and its entrypoint,
+   * probes and role.sh (failover) run from it. So the scripts stay here while the StatefulSet's
+   * template is such a one, and while this ConfigMap still has them and not every pod runs the new
+   * template (the pods roll once, primary last); then one write drops them. A new Database never
+   * has them here. (Settings changed in the same roll drop them early: the old pods then go unready
+   * until the roll replaces them.)
+   */
+  static boolean scriptsStillReadHere(
+      Map<String, String> configFiles,
+      EngineProfile profile,
+      Optional<StatefulSet> sts,
+      Optional<ConfigMap> actual) {
+    if (sts.isEmpty()) {
+      return false;
+    }
+    boolean oldTemplate =
+        sts.get().getSpec().getTemplate().getSpec().getVolumes().stream()
+            .anyMatch(
+                v ->
+                    StatefulSetDependent.CONFIG_VOLUME.equals(v.getName())
+                        && v.getConfigMap() != null);
+    if (oldTemplate) {
+      return true;
+    }
+    if (StatusFactory.rolledOut(
+        sts.get(), Optional.ofNullable(sts.get().getSpec().getReplicas()).orElse(1))) {
+      return false;
+    }
+    Map<String, String> withScripts = new TreeMap<>(configFiles);
+    withScripts.putAll(profile.scripts());
+    String hashWithScripts =
+        CachePruning.dataHash(new ConfigMapBuilder().withData(withScripts).build());
+    return actual.map(CachePruning::dataHash).filter(hashWithScripts::equals).isPresent();
   }
 
   /**

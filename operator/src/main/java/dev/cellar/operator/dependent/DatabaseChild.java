@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependentResource;
@@ -56,10 +57,15 @@ abstract class DatabaseChild<R extends HasMetadata>
       config.withItemStore(CachePruning.store());
     }
     config.withInformerListLimit(CachePruning.LIST_PAGE);
+    configureInformer(config, context);
     var eventSource = new InformerEventSource<>(config.build(), context);
     setEventSource(eventSource);
     return eventSource;
   }
+
+  /** What a child's informer needs beyond {@link #createEventSource}'s; nothing by default. */
+  protected void configureInformer(
+      InformerEventSourceConfiguration.Builder<R> config, EventSourceContext<Database> context) {}
 
   /** Every write of a child spends from its {@link WriteBudget}, so no spec can loop. */
   @Override
@@ -83,7 +89,7 @@ abstract class DatabaseChild<R extends HasMetadata>
    */
   protected R createOrTake(
       R desired, Database db, Context<Database> context, UnaryOperator<R> existing) {
-    if (db.getStatus() != null) {
+    if (!createFirst(db)) {
       return read(desired, db, context)
           .map(existing)
           .orElseGet(() -> createNew(desired, db, context));
@@ -97,6 +103,11 @@ abstract class DatabaseChild<R extends HasMetadata>
       // Deleted again since the conflict: the create's error stands, the next reconcile retries.
       return existing.apply(read(desired, db, context).orElseThrow(() -> e));
     }
+  }
+
+  /** Whether {@link #createOrTake} creates before it reads: see there. */
+  protected boolean createFirst(Database db) {
+    return db.getStatus() == null;
   }
 
   private Optional<R> read(R desired, Database db, Context<Database> context) {

@@ -6,7 +6,6 @@ import dev.cellar.api.v1.DatabaseResources;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Keys.Credentials;
 import dev.cellar.operator.Topology;
-import dev.cellar.operator.cache.Memo;
 import dev.cellar.operator.deletion.DataRetention;
 import dev.cellar.operator.engine.EngineProfile;
 import dev.cellar.operator.engine.EngineVersion;
@@ -17,6 +16,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.KeyToPath;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
@@ -30,11 +30,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -110,11 +106,24 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
             .withSecurityContext(PodSecurity.pod())
             .withEnableServiceLinks(false)
             .withContainers(containers(db, profile, database))
+            // The Database's configuration and the engine's shared scripts, in one directory.
             .addNewVolume()
             .withName(CONFIG_VOLUME)
+            .withNewProjected()
+            .addNewSource()
             .withNewConfigMap()
             .withName(topology.configMap())
+            // Its own files only: it holds the scripts too while older pods still read them
+            // there (ConfigMapDependent).
+            .withItems(configItems(profile.configFiles(db)))
             .endConfigMap()
+            .endSource()
+            .addNewSource()
+            .withNewConfigMap()
+            .withName(topology.scriptsConfigMap())
+            .endConfigMap()
+            .endSource()
+            .endProjected()
             .endVolume()
             .addNewVolume()
             .withName(POD_INFO_VOLUME)
@@ -444,31 +453,16 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
         .build();
   }
 
-  /**
-   * The pod template's hash of the ConfigMap's files. Remembered per set of files: the files are
-   * the same for every Database of an engine and settings, and hashing their 22 KB on each
-   * reconcile was a few per cent of the operator's CPU at 500 Databases.
-   */
-  static String configHash(Map<String, String> files) {
-    return CONFIG_HASHES.get(Map.copyOf(files), () -> digest(files));
+  private static List<KeyToPath> configItems(Map<String, String> files) {
+    return new TreeMap<>(files)
+        .keySet().stream().map(file -> new KeyToPath(file, null, file)).toList();
   }
 
-  private static final Memo<Map<String, String>, String> CONFIG_HASHES = new Memo<>(256);
-
-  private static String digest(Map<String, String> files) {
-    try {
-      MessageDigest digest = MessageDigest.getInstance("SHA-256");
-      new TreeMap<>(files)
-          .forEach(
-              (name, content) -> {
-                digest.update(name.getBytes(StandardCharsets.UTF_8));
-                digest.update((byte) 0);
-                digest.update(content.getBytes(StandardCharsets.UTF_8));
-                digest.update((byte) 0);
-              });
-      return HexFormat.of().formatHex(digest.digest()).substring(0, 16);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
+  /**
+   * The pod template's hash of the Database's configuration files: they reach the server through
+   * subPath mounts, which a changed ConfigMap does not update, so a change rolls the pods.
+   */
+  static String configHash(Map<String, String> files) {
+    return EngineProfile.filesHash(files);
   }
 }

@@ -13,9 +13,14 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Collections;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * Everything that differs between engines: image, port, paths, environment, probes, dump command
@@ -109,7 +114,10 @@ public abstract class EngineProfile {
   /** The URI scheme of the credentials Secret's {@code uri}. */
   public abstract String uriScheme();
 
-  /** Where the ConfigMap's files (configuration and scripts) are mounted in database pods. */
+  /**
+   * Where the Database's configuration and the engine's scripts are mounted (one projected volume
+   * of both ConfigMaps) in database pods, and the scripts alone in backup Jobs.
+   */
   public static final String CELLAR_DIR = "/etc/cellar";
 
   /** Where the server certificate Secret (tls.crt, tls.key, ca.crt) is mounted, when TLS is on. */
@@ -165,8 +173,71 @@ public abstract class EngineProfile {
         + (tls ? "?" + uriTlsQuery() : "");
   }
 
-  /** Configuration files and scripts for the ConfigMap, by file name; mounted at CELLAR_DIR. */
+  /**
+   * The Database's own configuration files for its {@code <name>-config} ConfigMap, by file name;
+   * mounted at CELLAR_DIR beside the engine's {@link #scripts()}.
+   */
   public abstract Map<String, String> configFiles(Database db);
+
+  /** The scripts the database pods run, by file name (the same for every Database). */
+  protected abstract Map<String, String> podScripts();
+
+  /** The file names, in the scripts ConfigMap, of the backup Jobs' and the restore's scripts. */
+  public static final String BACKUP_JOB_SCRIPT = "backup-job.sh";
+
+  public static final String VERIFY_SCRIPT = "verify-dump.sh";
+  public static final String RESTORE_FETCH_SCRIPT = "restore-fetch.sh";
+  public static final String RESTORE_SCRIPT = "restore-dump.sh";
+
+  private volatile Map<String, String> scripts;
+  private volatile String scriptsHash;
+
+  /**
+   * Every script of this engine, by file name: the pods', the backup Jobs' and the restore's. They
+   * are the same for every Database, so they live in one immutable ConfigMap per namespace and
+   * engine, named by their hash, instead of in each Database's ConfigMap and CronJob (docs/
+   * benchmarks.md: they were 65 % of what a restarted operator read).
+   */
+  public final Map<String, String> scripts() {
+    if (scripts == null) {
+      Map<String, String> files = new TreeMap<>(podScripts());
+      files.put(BACKUP_JOB_SCRIPT, backupScript());
+      files.put(VERIFY_SCRIPT, verifyScript());
+      files.put(RESTORE_FETCH_SCRIPT, restoreFetchScript());
+      files.put(RESTORE_SCRIPT, restoreScript());
+      scripts = Collections.unmodifiableMap(files);
+    }
+    return scripts;
+  }
+
+  /**
+   * A hash of {@link #scripts()}, for the scripts ConfigMap's name: a changed script is a new
+   * ConfigMap, so a pod never runs a mix of two operator versions' scripts, and rolls to the new.
+   */
+  public final String scriptsHash() {
+    if (scriptsHash == null) {
+      scriptsHash = filesHash(scripts()).substring(0, 10);
+    }
+    return scriptsHash;
+  }
+
+  /** A hash of files by name (hex, 16 digits): the same files, in any order, the same hash. */
+  public static String filesHash(Map<String, String> files) {
+    try {
+      MessageDigest digest = MessageDigest.getInstance("SHA-256");
+      new TreeMap<>(files)
+          .forEach(
+              (name, content) -> {
+                digest.update(name.getBytes(StandardCharsets.UTF_8));
+                digest.update((byte) 0);
+                digest.update(content.getBytes(StandardCharsets.UTF_8));
+                digest.update((byte) 0);
+              });
+      return HexFormat.of().formatHex(digest.digest()).substring(0, 16);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
 
   /**
    * ConfigMap files that the engine must also find in its own include directory: file name to

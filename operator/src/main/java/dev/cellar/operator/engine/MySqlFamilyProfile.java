@@ -148,6 +148,12 @@ abstract class MySqlFamilyProfile extends EngineProfile {
             + serverSettings()
             + replicationSettings(db)
             + tlsSettings(db));
+    return files;
+  }
+
+  @Override
+  protected Map<String, String> podScripts() {
+    Map<String, String> files = new TreeMap<>();
     files.put("lib.sh", resource("lib.sh"));
     files.put("dialect.sh", resource(engine().value() + "/dialect.sh"));
     SCRIPTS.forEach(script -> files.put(script, resource("mysql-family/" + script)));

@@ -233,6 +233,12 @@ public final class PostgresProfile extends EngineProfile {
         .forEach((key, value) -> conf.append(key).append(" = '").append(value).append("'\n"));
     Map<String, String> files = new TreeMap<>();
     files.put("postgresql.cellar.conf", conf.toString());
+    return files;
+  }
+
+  @Override
+  protected Map<String, String> podScripts() {
+    Map<String, String> files = new TreeMap<>();
     files.put("lib.sh", resource("lib.sh"));
     SCRIPTS.forEach(script -> files.put(script, resource("postgresql/" + script)));
     return files;

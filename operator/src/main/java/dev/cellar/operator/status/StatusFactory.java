@@ -585,7 +585,7 @@ public final class StatusFactory {
   }
 
   /** Whether the StatefulSet controller has rolled out the latest spec to every replica. */
-  static boolean rolledOut(StatefulSet sts, int desired) {
+  public static boolean rolledOut(StatefulSet sts, int desired) {
     StatefulSetStatus s = sts.getStatus();
     if (s == null || s.getObservedGeneration() == null) {
       return false;

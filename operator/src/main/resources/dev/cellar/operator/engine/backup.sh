@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# A backup, the same for every engine (run after s3.sh's functions, which the Job's command puts
-# before it):
+# A backup, the same for every engine (run after s3.sh's functions: the scripts ConfigMap's
+# backup-job.sh is the two in one file):
 #   1. the engine's dump of the primary ($DUMP_COMMAND, from the engine profile, connecting to
 #      $DB_HOST), gzipped, named $BACKUP_NAME-<UTC timestamp>.sql.gz (names sort by time);
 #   2. stored: uploaded to $S3_ENDPOINT/$S3_BUCKET/[$S3_PREFIX/]<name> when S3_BUCKET is set, else
 #      written to $BACKUP_DIR;
 #   3. retention: only the newest $RETENTION dumps of $BACKUP_NAME are kept on that target;
-#   4. verification, when $VERIFY_SCRIPT (the engine's verify-dump script) is set: the stored dump
-#      is read back and restored into a throwaway server of the same engine, which must answer a
-#      query.
+#   4. verification, when $VERIFY_SCRIPT (the path of the engine's verify-dump script) is set:
+#      the stored dump is read back and restored into a throwaway server of the same engine, which
+#      must answer a query.
 # The result is one line of JSON in $RESULT_FILE (default /dev/termination-log, the container's
 # termination message, which the operator reads): {"result":"succeeded",...} or
 # {"result":"failed","stage":...,"message":...}. No credential is ever in it.
@@ -102,7 +102,7 @@ verify() {
   fi
   size=$(stat -c %s "$dump")
   gzip -t "$dump" 2>"$out" || fail verify "$1 is not a valid gzip file (corrupt or truncated): $(grep -v '^$' "$out" | head -n 1 | sed 's/^gzip: [^:]*: //')"
-  if ! gzip -dc "$dump" | CELLAR_SCRATCH=$scratch bash -c "$VERIFY_SCRIPT" >"$out" 2>&1; then
+  if ! gzip -dc "$dump" | CELLAR_SCRATCH=$scratch bash "$VERIFY_SCRIPT" >"$out" 2>&1; then
     fail verify "$1 did not restore into a throwaway server: $(grep -m 1 -iE 'error|fatal|unexpected|invalid' "$out" || tail -n 1 "$out")"
   fi
   verification=$(tail -n 1 "$out")

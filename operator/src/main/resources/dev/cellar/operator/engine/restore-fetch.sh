@@ -3,7 +3,7 @@
 # s3.sh's functions): on pod 0 of a Database whose data directory is not initialised yet, fetch the
 # dump ($RESTORE_BACKUP: latest or a dump's name, of Database $BACKUP_NAME) from the bucket
 # ($S3_BUCKET, keys under $S3_PREFIX) or from the source's backups volume ($SOURCE_DIR), and put it
-# with the engine's restore script ($RESTORE_SCRIPT) into $RESTORE_DIR, which the database
+# with the engine's restore script (the file $RESTORE_SCRIPT) into $RESTORE_DIR, which the database
 # container sees as /docker-entrypoint-initdb.d: the image's first initialisation runs it, and the
 # server accepts clients (and the pod becomes ready) only after it.
 # $DATA_DIR/.cellar-restore-pending marks a restore that has not finished: the next pod fetches
@@ -63,6 +63,6 @@ else
   cp "$SOURCE_DIR/$backup" "$dump"
 fi
 gzip -t "$dump" 2>/dev/null || fail "$backup from $where is not a valid gzip file (corrupt or truncated)"
-printf '%s\n' "$RESTORE_SCRIPT" >"$restore_dir/cellar-restore.sh"
+cp "$RESTORE_SCRIPT" "$restore_dir/cellar-restore.sh"
 printf '%s\n' "$backup" >"$restore_dir/cellar-backup-name"
 echo "restore: $backup from $where ($(stat -c %s "$dump") bytes) will be restored at the first start"

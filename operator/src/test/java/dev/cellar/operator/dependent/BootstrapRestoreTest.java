@@ -56,7 +56,10 @@ class BootstrapRestoreTest {
     assertThat(env(init, "S3_BUCKET")).isEqualTo("dumps");
     assertThat(env(init, "INITIALISED_PATH"))
         .isEqualTo("/var/lib/postgresql/data/pgdata/PG_VERSION");
-    assertThat(env(init, "RESTORE_SCRIPT")).contains("ALTER ROLE");
+    assertThat(env(init, "RESTORE_SCRIPT")).isEqualTo("/etc/cellar/restore-dump.sh");
+    assertThat(init.getCommand()).containsExactly("bash", "/etc/cellar/restore-fetch.sh");
+    assertThat(init.getVolumeMounts())
+        .anySatisfy(m -> assertThat(m.getMountPath()).isEqualTo("/etc/cellar"));
     assertThat(init.getEnv())
         .filteredOn(e -> e.getName().startsWith("AWS_"))
         .hasSize(2)

@@ -11,6 +11,7 @@ import dev.cellar.api.v1.ReplicationMode;
 import dev.cellar.api.v1.ReplicationSpec;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
+import dev.cellar.operator.engine.EngineProfiles;
 import dev.cellar.operator.engine.VersionDecision;
 import dev.cellar.operator.storage.Quantities;
 import io.fabric8.kubernetes.api.model.Affinity;
@@ -212,10 +213,21 @@ class DesiredStateTest {
     Container c =
         cron.getSpec().getJobTemplate().getSpec().getTemplate().getSpec().getContainers().get(0);
     assertThat(c.getImage()).isEqualTo("mariadb:11.4");
-    assertThat(c.getCommand().get(2))
+    // The script is the engine's scripts ConfigMap's, mounted, not inline in every CronJob.
+    assertThat(c.getCommand()).containsExactly("bash", "/etc/cellar/backup-job.sh");
+    assertThat(EngineProfiles.of(Engine.MARIADB).scripts().get("backup-job.sh"))
         .contains("$BACKUP_DIR/$BACKUP_NAME-")
         .contains("$(date -u +%Y%m%dT%H%M%SZ).sql.gz")
         .contains("RETENTION");
+    assertThat(
+            cron.getSpec().getJobTemplate().getSpec().getTemplate().getSpec().getVolumes().stream()
+                .filter(v -> v.getName().equals("scripts"))
+                .findFirst()
+                .orElseThrow()
+                .getConfigMap()
+                .getName())
+        .isEqualTo(Topology.of(db).scriptsConfigMap())
+        .matches("cellar-mariadb-scripts-[0-9a-f]{10}");
     assertThat(c.getEnv())
         .anySatisfy(e -> assertThat(e.getName() + "=" + e.getValue()).isEqualTo("RETENTION=5"))
         .anySatisfy(
@@ -236,7 +248,11 @@ class DesiredStateTest {
                 .getPersistentVolumeClaim()
                 .getClaimName())
         .isEqualTo("orders-db-backups");
-    assertThat(c.getEnv()).anySatisfy(e -> assertThat(e.getName()).isEqualTo("VERIFY_SCRIPT"));
+    assertThat(c.getEnv())
+        .anySatisfy(
+            e ->
+                assertThat(e.getName() + "=" + e.getValue())
+                    .isEqualTo("VERIFY_SCRIPT=/etc/cellar/verify-dump.sh"));
   }
 
   @Test
@@ -256,7 +272,7 @@ class DesiredStateTest {
     // The scripts write only into the scratch volume, /tmp (an emptyDir) and the backups volume.
     assertThat(c.getVolumeMounts())
         .extracting(m -> m.getMountPath())
-        .containsExactlyInAnyOrder("/var/tmp/cellar", "/tmp", "/backups");
+        .containsExactlyInAnyOrder("/var/tmp/cellar", "/tmp", "/etc/cellar", "/backups");
     assertThat(c.getEnv())
         .anySatisfy(e -> assertThat(e.getName() + "=" + e.getValue()).isEqualTo("TMPDIR=/tmp"))
         .anySatisfy(
@@ -378,7 +394,9 @@ class DesiredStateTest {
                   .isEqualTo("AWS_SECRET_ACCESS_KEY");
             })
         .noneSatisfy(e -> assertThat(e.getName()).isIn("VERIFY_SCRIPT", "BACKUP_DIR"));
-    assertThat(pod.getVolumes()).extracting(v -> v.getName()).containsExactly("scratch", "tmp");
+    assertThat(pod.getVolumes())
+        .extracting(v -> v.getName())
+        .containsExactlyInAnyOrder("scratch", "tmp", "scripts");
     // Without verification the bucket's dump still passes through the scratch volume.
     assertThat(c.getResources().getLimits().get("ephemeral-storage").toString()).isEqualTo("201Gi");
     assertThat(c.getResources().getLimits().get("memory").toString()).isEqualTo("512Mi");

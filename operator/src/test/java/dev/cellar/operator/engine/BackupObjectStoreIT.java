@@ -214,7 +214,9 @@ class BackupObjectStoreIT {
     env.put("PGPASSWORD", "src-pw");
     env.put("BACKUP_NAME", "orders");
     env.put("RETENTION", "2");
-    env.put("VERIFY_SCRIPT", new PostgresProfile().verifyScript());
+    env.put(
+        "VERIFY_SCRIPT",
+        Scripts.script(new PostgresProfile(), EngineProfile.VERIFY_SCRIPT, work.resolve("cellar")));
     String script = EngineProfile.backupScript();
     List<String> names = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
@@ -357,7 +359,9 @@ class BackupObjectStoreIT {
             .replace("-h \"$DB_HOST\" -P 3306", "--socket=" + socket));
     env.put("BACKUP_NAME", "orders");
     env.put("RETENTION", "3");
-    env.put("VERIFY_SCRIPT", new MariaDbProfile().verifyScript());
+    env.put(
+        "VERIFY_SCRIPT",
+        Scripts.script(new MariaDbProfile(), EngineProfile.VERIFY_SCRIPT, work.resolve("cellar")));
     long start = System.nanoTime();
     Result r = as("mysql", env, EngineProfile.backupScript()).orFail("backup");
     System.out.printf(

@@ -75,7 +75,10 @@ class BackupScriptTest {
   @Test
   void verificationRestoresWhatWasStoredAndNamesADumpThatDoesNotRestore() throws IOException {
     // A stand-in verifier: reads the SQL and fails on a line that says BROKEN.
-    String verifier = "if grep -q BROKEN; then echo 'ERROR: syntax error' >&2; exit 1; fi; echo ok";
+    String verifier = work.resolve("verify.sh").toString();
+    Files.writeString(
+        Path.of(verifier),
+        "if grep -q BROKEN; then echo 'ERROR: syntax error' >&2; exit 1; fi; echo ok\n");
     backup("echo 'SELECT 1;'", 3, Map.of("VERIFY_SCRIPT", verifier)).orFail("backup");
     assertThat(result()).contains("\"verified\":true").contains("\"verification\":\"ok\"");
 

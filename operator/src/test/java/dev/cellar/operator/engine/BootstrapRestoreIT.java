@@ -154,7 +154,10 @@ class BootstrapRestoreIT {
     env.put("DATA_DIR", data.toString());
     env.put("INITIALISED_PATH", data.resolve("pgdata/PG_VERSION").toString());
     env.put("RESTORE_DIR", restore.toString());
-    env.put("RESTORE_SCRIPT", new PostgresProfile().restoreScript());
+    env.put(
+        "RESTORE_SCRIPT",
+        Scripts.script(
+            new PostgresProfile(), EngineProfile.RESTORE_SCRIPT, work.resolve("cellar")));
     env.put("RESULT_FILE", work.resolve("fetch-result").toString());
     return env;
   }

@@ -8,6 +8,7 @@ import dev.cellar.api.v1.Engine;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 class EngineProfileTest {
@@ -43,10 +44,15 @@ class EngineProfileTest {
   void postgresRunsTheReplicationEntrypoint() {
     EngineProfile p = EngineProfiles.of(Engine.POSTGRESQL);
     assertThat(p.command()).containsExactly("bash", "/etc/cellar/entrypoint.sh");
-    Map<String, String> files = p.configFiles(db(Engine.POSTGRESQL, "16"));
+    assertThat(p.configFiles(db(Engine.POSTGRESQL, "16")))
+        .containsOnlyKeys("postgresql.cellar.conf");
+    Map<String, String> files = p.scripts();
     assertThat(files)
         .containsOnlyKeys(
-            "postgresql.cellar.conf",
+            "backup-job.sh",
+            "verify-dump.sh",
+            "restore-fetch.sh",
+            "restore-dump.sh",
             "lib.sh",
             "pg-lib.sh",
             "entrypoint.sh",
@@ -95,9 +101,12 @@ class EngineProfileTest {
     assertThat(p.engineIncludes()).containsEntry("cellar.cnf", "/etc/mysql/conf.d/cellar.cnf");
   }
 
-  static final List<String> MYSQL_FAMILY_FILES =
+  static final List<String> MYSQL_FAMILY_SCRIPTS =
       List.of(
-          "cellar.cnf",
+          "backup-job.sh",
+          "verify-dump.sh",
+          "restore-fetch.sh",
+          "restore-dump.sh",
           "lib.sh",
           "dialect.sh",
           "mysql-lib.sh",
@@ -110,8 +119,10 @@ class EngineProfileTest {
   @Test
   void mysqlConfigurationForGtidReplication() {
     EngineProfile p = EngineProfiles.of(Engine.MYSQL);
-    Map<String, String> files = p.configFiles(db(Engine.MYSQL, "8.4"));
-    assertThat(files).containsOnlyKeys(MYSQL_FAMILY_FILES);
+    Map<String, String> files = new TreeMap<>(p.configFiles(db(Engine.MYSQL, "8.4")));
+    assertThat(files).containsOnlyKeys("cellar.cnf");
+    assertThat(p.scripts()).containsOnlyKeys(MYSQL_FAMILY_SCRIPTS);
+    files.putAll(p.scripts());
     assertThat(files.get("cellar.cnf").lines().toList())
         .startsWith(
             "# Written by Cellar; the image includes every file of this directory.", "[mysqld]")
@@ -142,8 +153,10 @@ class EngineProfileTest {
   @Test
   void mariadbConfigurationForGtidReplication() {
     EngineProfile p = EngineProfiles.of(Engine.MARIADB);
-    Map<String, String> files = p.configFiles(db(Engine.MARIADB, "11.4"));
-    assertThat(files).containsOnlyKeys(MYSQL_FAMILY_FILES);
+    Map<String, String> files = new TreeMap<>(p.configFiles(db(Engine.MARIADB, "11.4")));
+    assertThat(files).containsOnlyKeys("cellar.cnf");
+    assertThat(p.scripts()).containsOnlyKeys(MYSQL_FAMILY_SCRIPTS);
+    files.putAll(p.scripts());
     assertThat(files.get("cellar.cnf"))
         .contains("log_bin = binlog", "binlog_format = ROW", "log_slave_updates = ON")
         .doesNotContain("gtid_mode");
@@ -151,8 +164,7 @@ class EngineProfileTest {
         .contains("CELLAR_SERVER=mariadbd", "MASTER_USE_GTID=slave_pos", "--system=users")
         .doesNotContain("SOURCE_AUTO_POSITION");
     // The shared scripts are the same for both engines.
-    Map<String, String> mysql =
-        EngineProfiles.of(Engine.MYSQL).configFiles(db(Engine.MYSQL, "8.4"));
+    Map<String, String> mysql = EngineProfiles.of(Engine.MYSQL).scripts();
     for (String shared :
         List.of("lib.sh", "mysql-lib.sh", "entrypoint.sh", "replica-bootstrap.sh")) {
       assertThat(files.get(shared)).isEqualTo(mysql.get(shared));

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -58,9 +59,24 @@ final class Scripts {
 
   /** As above, for the Database {@code db} (its replication mode, its TLS). */
   static Path materialize(Database db, Path dir) {
+    EngineProfile profile = EngineProfiles.of(db.getSpec().getEngine());
+    Map<String, String> files = new TreeMap<>(profile.scripts());
+    files.putAll(profile.configFiles(db));
+    return write(files, dir);
+  }
+
+  /**
+   * The path of one of {@code profile}'s scripts ({@link EngineProfile#scripts()}), written with
+   * the others into {@code dir} as the scripts ConfigMap ships them.
+   */
+  static String script(EngineProfile profile, String file, Path dir) {
+    return write(profile.scripts(), dir).resolve(file).toString();
+  }
+
+  private static Path write(Map<String, String> files, Path dir) {
     try {
       Files.createDirectories(dir);
-      for (var file : EngineProfiles.of(db.getSpec().getEngine()).configFiles(db).entrySet()) {
+      for (var file : files.entrySet()) {
         Path path = dir.resolve(file.getKey());
         Files.writeString(path, file.getValue(), StandardCharsets.UTF_8);
         path.toFile().setReadable(true, false);
