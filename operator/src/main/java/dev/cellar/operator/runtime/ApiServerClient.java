@@ -2,6 +2,7 @@ package dev.cellar.operator.runtime;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.cellar.operator.cache.CanonicalStrings;
+import dev.cellar.operator.cache.LeanMetadata;
 import dev.cellar.operator.cache.SharedEmptyMaps;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -40,6 +41,9 @@ public final class ApiServerClient {
     }
     if (SharedEmptyMaps.enabled()) {
       mapper.registerModule(SharedEmptyMaps.module());
+    }
+    if (LeanMetadata.enabled()) {
+      mapper.registerModule(LeanMetadata.module());
     }
     return new KubernetesClientBuilder()
         .withConfig(config)
