@@ -26,6 +26,7 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.fabric8.kubernetes.api.model.TopologySpreadConstraintBuilder;
+import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.WeightedPodAffinityTerm;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
@@ -203,6 +204,13 @@ class DesiredStateTest {
         .isEqualTo("100Gi");
   }
 
+  static Volume jobVolume(CronJob cron, String name) {
+    return cron.getSpec().getJobTemplate().getSpec().getTemplate().getSpec().getVolumes().stream()
+        .filter(v -> v.getName().equals(name))
+        .findFirst()
+        .orElseThrow();
+  }
+
   @Test
   void backupCronJobDumpsThePrimaryAndKeepsRetention() {
     Database db = db(Engine.MARIADB, "11.4");
@@ -219,13 +227,7 @@ class DesiredStateTest {
         .contains("$BACKUP_DIR/$BACKUP_NAME-")
         .contains("$(date -u +%Y%m%dT%H%M%SZ).sql.gz")
         .contains("RETENTION");
-    assertThat(
-            cron.getSpec().getJobTemplate().getSpec().getTemplate().getSpec().getVolumes().stream()
-                .filter(v -> v.getName().equals("scripts"))
-                .findFirst()
-                .orElseThrow()
-                .getConfigMap()
-                .getName())
+    assertThat(jobVolume(cron, "scripts").getConfigMap().getName())
         .isEqualTo(Topology.of(db).scriptsConfigMap())
         .matches("cellar-mariadb-scripts-[0-9a-f]{10}");
     assertThat(c.getEnv())
@@ -240,13 +242,7 @@ class DesiredStateTest {
               assertThat(e.getValue()).contains("mariadb-dump");
             })
         .anySatisfy(e -> assertThat(e.getValue()).isEqualTo("orders-db.shop.svc.cluster.local"));
-    assertThat(
-            cron.getSpec().getJobTemplate().getSpec().getTemplate().getSpec().getVolumes().stream()
-                .filter(v -> v.getName().equals("backups"))
-                .findFirst()
-                .orElseThrow()
-                .getPersistentVolumeClaim()
-                .getClaimName())
+    assertThat(jobVolume(cron, "backups").getPersistentVolumeClaim().getClaimName())
         .isEqualTo("orders-db-backups");
     assertThat(c.getEnv())
         .anySatisfy(
