@@ -140,7 +140,7 @@ class ScaleBenchmark {
     BenchReport.Row row = new BenchReport.Row(n);
     Duration deadline =
         Duration.ofMinutes(Long.getLong("bench.deadlineMinutes", 10)).plusSeconds(n);
-    List<List<HasMetadata>> children;
+    Floor.Children children;
     try (KubernetesClient client = cluster.newClient();
         Cellar cellar = Cellar.install("bench-" + n, settings(), JVM)) {
       prepare(client, n);
@@ -263,11 +263,13 @@ class ScaleBenchmark {
           new FirstSeen<>(
               client.apps().statefulSets().inNamespace(NS).inform(), ScaleBenchmark::ready);
       Instant start = Instant.now();
-      inParallel(children, objects -> objects.forEach(o -> client.resource(o).create()));
+      children.shared().forEach(o -> client.resource(o).create());
+      inParallel(
+          children.perDatabase(), objects -> objects.forEach(o -> client.resource(o).create()));
       await("floor: " + n + " StatefulSets ready")
           .atMost(deadline)
           .pollInterval(Duration.ofMillis(200))
-          .until(() -> ready.count() == children.size());
+          .until(() -> ready.count() == children.perDatabase().size());
       ready.close();
       row.floor = Duration.between(start, ready.last());
     }
@@ -485,7 +487,13 @@ class ScaleBenchmark {
 
   /** The children Cellar made, as a plain client would create them: per Database, in order. */
   static final class Floor {
-    static List<List<HasMetadata>> children(KubernetesClient client) {
+    /**
+     * What Cellar made: the objects each Database has (grouped by its instance label) and those its
+     * Databases share (the engines' scripts ConfigMaps, which carry no instance).
+     */
+    record Children(List<HasMetadata> shared, List<List<HasMetadata>> perDatabase) {}
+
+    static Children children(KubernetesClient client) {
       String selector = "app.kubernetes.io/managed-by=cellar-operator";
       List<HasMetadata> all = new ArrayList<>();
       all.addAll(client.secrets().inNamespace(NS).withLabelSelector(selector).list().getItems());
@@ -518,15 +526,23 @@ class ScaleBenchmark {
               .withLabelSelector(selector)
               .list()
               .getItems());
+      all.addAll(
+          client
+              .network()
+              .v1()
+              .networkPolicies()
+              .inNamespace(NS)
+              .withLabelSelector(selector)
+              .list()
+              .getItems());
+      List<HasMetadata> shared = new ArrayList<>();
       Map<String, List<HasMetadata>> byDatabase = new LinkedHashMap<>();
       for (HasMetadata object : all) {
-        byDatabase
-            .computeIfAbsent(
-                object.getMetadata().getLabels().get("app.kubernetes.io/instance"),
-                k -> new ArrayList<>())
+        String instance = object.getMetadata().getLabels().get("app.kubernetes.io/instance");
+        (instance == null ? shared : byDatabase.computeIfAbsent(instance, k -> new ArrayList<>()))
             .add(fresh(object));
       }
-      return List.copyOf(byDatabase.values());
+      return new Children(shared, List.copyOf(byDatabase.values()));
     }
 
     /** What a client would send: name, labels, spec; nothing the API server or GC filled in. */
