@@ -24,6 +24,8 @@ import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
 import io.javaoperatorsdk.operator.junit.LocallyRunOperatorExtension;
 import java.nio.charset.StandardCharsets;
 import java.security.cert.X509Certificate;
@@ -133,6 +135,23 @@ class TlsIT extends ReconcilerTestBase {
   @Test
   void aDatabaseServesACertificateOfItsOwnCaThatItsClientsVerifyAndItIsRenewedWithoutARestart()
       throws Exception {
+    // Every version the credentials Secret goes through, from before the Database exists.
+    List<String> credentialsVersions = new CopyOnWriteArrayList<>();
+    var credentialsWatch =
+        client
+            .secrets()
+            .inNamespace(operator.getNamespace())
+            .withName("orders-credentials")
+            .watch(
+                new Watcher<Secret>() {
+                  @Override
+                  public void eventReceived(Action action, Secret secret) {
+                    credentialsVersions.add(action + " " + value(secret, "ca.crt"));
+                  }
+
+                  @Override
+                  public void onClose(WatcherException cause) {}
+                });
     operator.create(new Database(null, "orders", spec(Engine.POSTGRESQL, "16", 2)));
     Database db = awaitPhase("orders", Phase.Ready);
 
@@ -183,6 +202,9 @@ class TlsIT extends ReconcilerTestBase {
         .until(() -> value(secret(credentials), "ca.crt") != null);
     Secret creds = secret(credentials);
     assertThat(value(creds, "ca.crt")).isEqualTo(value(ca, "ca.crt"));
+    // Created with it, in the reconcile that issued the CA: never patched to add it.
+    credentialsWatch.close();
+    assertThat(credentialsVersions).containsExactly("ADDED " + value(ca, "ca.crt"));
     assertThat(value(creds, "uri"))
         .isEqualTo(
             "postgresql://app:"

@@ -5,6 +5,7 @@ import dev.cellar.operator.Keys;
 import dev.cellar.operator.Keys.Credentials;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.engine.EngineProfile;
+import dev.cellar.operator.tls.TlsSecrets;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
@@ -75,6 +76,15 @@ public class CredentialsSecretDependent extends DatabaseChild<Secret>
 
   @Override
   public Secret create(Secret desired, Database db, Context<Database> context) {
+    // With TLS on, the CA clients verify with from the start: patched in later, it cost a write.
+    TlsSecrets.caForNewCredentials(db, context)
+        .ifPresent(
+            ca ->
+                desired
+                    .getData()
+                    .put(
+                        Credentials.CA_CERTIFICATE,
+                        Base64.getEncoder().encodeToString(ca.getBytes(StandardCharsets.UTF_8))));
     // The informer sees only Cellar's Secrets; a user's Secret of that name is used as it is.
     return createOrTake(desired, db, context, existing -> existing);
   }

@@ -4,13 +4,13 @@ import dev.cellar.api.v1.Database;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.tls.Certificates;
+import dev.cellar.operator.tls.TlsSecrets;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.dependent.Creator;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
-import java.time.Instant;
 import java.util.Map;
 
 /**
@@ -34,11 +34,7 @@ public class TlsCaSecretDependent extends DatabaseChild<Secret>
 
   @Override
   protected Secret desired(Database db, Context<Database> context) {
-    Topology topology = Topology.of(db);
-    Certificates.Issued ca =
-        Certificates.newCa(
-            "cellar " + topology.namespace() + "/" + db.getMetadata().getName() + " CA",
-            Instant.now());
+    Certificates.Issued ca = TlsSecrets.newCa(db, context);
     return new SecretBuilder()
         .withMetadata(dataMetadata(db, Keys.Component.DATABASE))
         .withType("Opaque")
