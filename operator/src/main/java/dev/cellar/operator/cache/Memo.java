@@ -23,11 +23,16 @@ public final class Memo<K, V> {
     V value = values.get(key);
     if (value == null) {
       value = compute.get();
-      if (values.size() >= limit) {
-        values.clear();
-      }
-      values.put(key, value);
+      put(key, value);
     }
     return value;
+  }
+
+  /** Remembers {@code value} for {@code key}, known without computing it. */
+  public void put(K key, V value) {
+    if (values.size() >= limit) {
+      values.clear();
+    }
+    values.put(key, value);
   }
 }

@@ -194,7 +194,16 @@ public final class Certificates {
       builder.addExtension(
           Extension.authorityKeyIdentifier, false, ext.createAuthorityKeyIdentifier(caCert));
       X509Certificate cert = sign(builder, caKey);
-      return new Issued(pem(cert), pem(keys.getPrivate()));
+      Issued issued = new Issued(pem(cert), pem(keys.getPrivate()));
+      // What the checks would find, known here: the next reconcile need not verify it again.
+      CHECKED.put(
+          digest(
+              issued.certificate(),
+              issued.privateKey(),
+              ca.certificate(),
+              String.join(",", dnsNames)),
+          new Checked(Optional.empty(), renewalTime(cert), cert.getNotAfter().toInstant()));
+      return issued;
     } catch (GeneralSecurityException | IOException | OperatorCreationException e) {
       throw new IllegalStateException("cannot issue a certificate for " + commonName + ": " + e, e);
     }
