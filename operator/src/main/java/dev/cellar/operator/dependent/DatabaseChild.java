@@ -4,6 +4,7 @@ import dev.cellar.api.v1.Database;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.cache.CachePruning;
+import dev.cellar.operator.cache.KnownMatches;
 import dev.cellar.operator.deletion.DataRetention;
 import dev.cellar.operator.guard.WriteBudget;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -13,6 +14,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.processing.dependent.Matcher;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependentResourceConfig;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
@@ -61,6 +63,27 @@ abstract class DatabaseChild<R extends HasMetadata>
     var eventSource = new InformerEventSource<>(config.build(), context);
     setEventSource(eventSource);
     return eventSource;
+  }
+
+  /** The children of this kind found equal to their desired state, and as what. */
+  private final KnownMatches knownMatches = new KnownMatches();
+
+  /**
+   * JOSDK's comparison, skipped for a child that matched this same desired state and has not
+   * changed since ({@link KnownMatches}). The hash is taken before JOSDK adds its metadata to
+   * {@code desired}.
+   */
+  @Override
+  public Matcher.Result<R> match(R actual, R desired, Database db, Context<Database> context) {
+    int wanted = desired.hashCode();
+    if (knownMatches.matched(actual, wanted)) {
+      return Matcher.Result.computed(true, desired);
+    }
+    Matcher.Result<R> result = super.match(actual, desired, db, context);
+    if (result.matched()) {
+      knownMatches.remember(actual, wanted);
+    }
+    return result;
   }
 
   /** What a child's informer needs beyond {@link #createEventSource}'s; nothing by default. */
