@@ -30,7 +30,20 @@ public final class CellarOperator {
 
   private CellarOperator() {}
 
+  /** The system property that sizes the JDK's common pool; read once, when it first starts. */
+  static final String COMMON_POOL_PARALLELISM =
+      "java.util.concurrent.ForkJoinPool.common.parallelism";
+
   public static void main(String[] args) throws IOException, InterruptedException {
+    // The JDK's HTTP client completes each asynchronous request (every request fabric8 sends) on
+    // CompletableFuture's default executor, which starts a new thread per task when the common
+    // pool has fewer than two workers, as on one or two cores: 9,787 threads in 115 s while 500
+    // Databases converged (docs/benchmarks.md). Two workers reuse their threads instead (more cores
+    // have more by default). Set before anything starts the pool; -D on the command line wins.
+    if (System.getProperty(COMMON_POOL_PARALLELISM) == null
+        && Runtime.getRuntime().availableProcessors() <= 2) {
+      System.setProperty(COMMON_POOL_PARALLELISM, "2");
+    }
     if (args.length > 0 && (args[0].equals("--help") || args[0].equals("-h"))) {
       System.out.println(OperatorSettings.HELP);
       return;
@@ -45,6 +58,13 @@ public final class CellarOperator {
     }
     LogFormats.apply(settings.logFormat());
     Logger log = LoggerFactory.getLogger(CellarOperator.class);
+    if (java.util.concurrent.ForkJoinPool.getCommonPoolParallelism() < 2) {
+      log.warn(
+          "the JDK's common pool has {} worker(s): each request to the API server completes on a"
+              + " new thread (set -D{}=2)",
+          java.util.concurrent.ForkJoinPool.getCommonPoolParallelism(),
+          COMMON_POOL_PARALLELISM);
+    }
     KubernetesClient client = ApiServerClient.create();
     OperatorMetrics metrics = new OperatorMetrics();
     Operator operator = create(client, settings, metrics);
