@@ -1,5 +1,6 @@
 package dev.cellar.operator.status;
 
+import dev.cellar.operator.Topology;
 import dev.cellar.operator.dependent.BootstrapRestore;
 import dev.cellar.operator.status.Conditions.Reason;
 import io.fabric8.kubernetes.api.model.ContainerStateTerminated;
@@ -40,6 +41,17 @@ public record PodTrouble(Reason reason, String pod, String message, Instant sinc
 
   /** A volume being provisioned or a node joining can keep a pod unscheduled for a while. */
   static final Duration SCHEDULING_GRACE = Duration.ofSeconds(60);
+
+  /**
+   * A pod whose claims are not bound yet waits for their provisioner, which at scale takes many
+   * minutes (5000 Databases on the benchmark's cluster: the last claims bound after about 50). A
+   * provisioner that fails says so in a Warning Event on the claim, reported at once as
+   * VolumePending; this grace is for one that is slow or absent and says nothing.
+   */
+  static final Duration CLAIMS_GRACE = Duration.ofMinutes(10);
+
+  /** The scheduler's words for a pod whose claims are not bound yet. */
+  static final String UNBOUND_CLAIMS = "unbound immediate PersistentVolumeClaims";
 
   /**
    * A container that runs but stays unready this long has a readiness probe that keeps failing: a
@@ -136,6 +148,24 @@ public record PodTrouble(Reason reason, String pod, String message, Instant sinc
     Optional<PodCondition> unscheduled =
         condition(pod, "PodScheduled")
             .filter(c -> "False".equals(c.getStatus()) && "Unschedulable".equals(c.getReason()));
+    if (unscheduled.isPresent()
+        && String.valueOf(unscheduled.get().getMessage()).contains(UNBOUND_CLAIMS)) {
+      // Not a want of nodes: the pod waits for its volumes.
+      return Optional.of(
+          new PodTrouble(
+              Reason.UNSCHEDULABLE,
+              name,
+              "pod "
+                  + name
+                  + " waits for its volume claim to be bound, and no Warning on the claim says why:"
+                  + " check that the storage class's provisioner runs (kubectl describe pvc "
+                  + Topology.DATA_VOLUME
+                  + "-"
+                  + name
+                  + ")",
+              time(unscheduled.get().getLastTransitionTime()).orElse(since(pod)),
+              CLAIMS_GRACE));
+    }
     if (unscheduled.isPresent()) {
       return Optional.of(
           new PodTrouble(

@@ -128,6 +128,32 @@ class PodTroubleTest {
   }
 
   @Test
+  void aPodWaitingForItsClaimsWaitsForTheProvisionerNotForNodes() {
+    Pod waiting =
+        new PodBuilder(pod("orders-0", T0, waiting("ContainerCreating", "")))
+            .editStatus()
+            .addNewCondition()
+            .withType("PodScheduled")
+            .withStatus("False")
+            .withReason("Unschedulable")
+            .withMessage(
+                "0/23 nodes are available: pod has unbound immediate PersistentVolumeClaims."
+                    + " preemption: 0/23 nodes are available: 23 Preemption is not helpful.")
+            .withLastTransitionTime(T0.toString())
+            .endCondition()
+            .endStatus()
+            .build();
+    PodTrouble trouble = PodTrouble.of(List.of(waiting)).orElseThrow();
+    assertThat(trouble.reason()).isEqualTo(Reason.UNSCHEDULABLE);
+    assertThat(trouble.message())
+        .contains("waits for its volume claim to be bound", "kubectl describe pvc data-orders-0")
+        .doesNotContain("add nodes");
+    // A provisioner takes minutes at scale: ten of them before it counts, not one.
+    assertThat(trouble.counts(T0.plusSeconds(61))).isFalse();
+    assertThat(trouble.counts(T0.plus(PodTrouble.CLAIMS_GRACE))).isTrue();
+  }
+
+  @Test
   void startingPodsAreNoTrouble() {
     assertThat(PodTrouble.of(List.of(pod("orders-0", T0, waiting("ContainerCreating", "")))))
         .isEmpty();
