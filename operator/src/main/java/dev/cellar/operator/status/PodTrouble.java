@@ -42,14 +42,6 @@ public record PodTrouble(Reason reason, String pod, String message, Instant sinc
   /** A volume being provisioned or a node joining can keep a pod unscheduled for a while. */
   static final Duration SCHEDULING_GRACE = Duration.ofSeconds(60);
 
-  /**
-   * A pod whose claims are not bound yet waits for their provisioner, which at scale takes many
-   * minutes (5000 Databases on the benchmark's cluster: the last claims bound after about 50). A
-   * provisioner that fails says so in a Warning Event on the claim, reported at once as
-   * VolumePending; this grace is for one that is slow or absent and says nothing.
-   */
-  static final Duration CLAIMS_GRACE = Duration.ofMinutes(10);
-
   /** The scheduler's words for a pod whose claims are not bound yet. */
   static final String UNBOUND_CLAIMS = "unbound immediate PersistentVolumeClaims";
 
@@ -158,13 +150,13 @@ public record PodTrouble(Reason reason, String pod, String message, Instant sinc
               "pod "
                   + name
                   + " waits for its volume claim to be bound, and no Warning on the claim says why:"
-                  + " check that the storage class's provisioner runs (kubectl describe pvc "
+                  + " check spec.storageClassName and that its provisioner runs (kubectl describe pvc "
                   + Topology.DATA_VOLUME
                   + "-"
                   + name
                   + ")",
               time(unscheduled.get().getLastTransitionTime()).orElse(since(pod)),
-              CLAIMS_GRACE));
+              SCHEDULING_GRACE));
     }
     if (unscheduled.isPresent()) {
       return Optional.of(

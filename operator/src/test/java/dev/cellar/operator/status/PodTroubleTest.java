@@ -128,7 +128,7 @@ class PodTroubleTest {
   }
 
   @Test
-  void aPodWaitingForItsClaimsWaitsForTheProvisionerNotForNodes() {
+  void aPodWaitingForItsClaimIsNamedSoNotAsWantingNodes() {
     Pod waiting =
         new PodBuilder(pod("orders-0", T0, waiting("ContainerCreating", "")))
             .editStatus()
@@ -148,9 +148,8 @@ class PodTroubleTest {
     assertThat(trouble.message())
         .contains("waits for its volume claim to be bound", "kubectl describe pvc data-orders-0")
         .doesNotContain("add nodes");
-    // A provisioner takes minutes at scale: ten of them before it counts, not one.
-    assertThat(trouble.counts(T0.plusSeconds(61))).isFalse();
-    assertThat(trouble.counts(T0.plus(PodTrouble.CLAIMS_GRACE))).isTrue();
+    assertThat(trouble.counts(T0.plusSeconds(59))).isFalse();
+    assertThat(trouble.counts(T0.plusSeconds(60))).isTrue();
   }
 
   @Test
