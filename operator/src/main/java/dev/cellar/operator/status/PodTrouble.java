@@ -140,34 +140,29 @@ public record PodTrouble(Reason reason, String pod, String message, Instant sinc
     Optional<PodCondition> unscheduled =
         condition(pod, "PodScheduled")
             .filter(c -> "False".equals(c.getStatus()) && "Unschedulable".equals(c.getReason()));
-    if (unscheduled.isPresent()
-        && String.valueOf(unscheduled.get().getMessage()).contains(UNBOUND_CLAIMS)) {
-      // Not a want of nodes: the pod waits for its volumes.
-      return Optional.of(
-          new PodTrouble(
-              Reason.UNSCHEDULABLE,
-              name,
-              "pod "
+    if (unscheduled.isPresent()) {
+      String why = clip(unscheduled.get().getMessage());
+      // A pod whose claim is not bound yet is unschedulable too, but wants a volume, not nodes.
+      String message =
+          why.contains(UNBOUND_CLAIMS)
+              ? "pod "
                   + name
                   + " waits for its volume claim to be bound, and no Warning on the claim says why:"
                   + " check spec.storageClassName and that its provisioner runs (kubectl describe pvc "
                   + Topology.DATA_VOLUME
                   + "-"
                   + name
-                  + ")",
-              time(unscheduled.get().getLastTransitionTime()).orElse(since(pod)),
-              SCHEDULING_GRACE));
-    }
-    if (unscheduled.isPresent()) {
+                  + ")"
+              : "pod "
+                  + name
+                  + " cannot be scheduled: "
+                  + why
+                  + ". Free or add nodes that fit its requests, volumes and spec.nodeSelector";
       return Optional.of(
           new PodTrouble(
               Reason.UNSCHEDULABLE,
               name,
-              "pod "
-                  + name
-                  + " cannot be scheduled: "
-                  + clip(unscheduled.get().getMessage())
-                  + ". Free or add nodes that fit its requests, volumes and spec.nodeSelector",
+              message,
               time(unscheduled.get().getLastTransitionTime()).orElse(since(pod)),
               SCHEDULING_GRACE));
     }
