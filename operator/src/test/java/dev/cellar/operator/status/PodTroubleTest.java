@@ -109,18 +109,7 @@ class PodTroubleTest {
             .orElseThrow();
     assertThat(config.reason()).isEqualTo(Reason.POD_CONFIG_ERROR);
     assertThat(config.message()).contains("couldn't find key password");
-    Pod unscheduled =
-        new PodBuilder(pod("orders-2", T0, waiting("ContainerCreating", "")))
-            .editStatus()
-            .addNewCondition()
-            .withType("PodScheduled")
-            .withStatus("False")
-            .withReason("Unschedulable")
-            .withMessage("0/3 nodes are available: 3 Insufficient memory.")
-            .withLastTransitionTime(T0.toString())
-            .endCondition()
-            .endStatus()
-            .build();
+    Pod unscheduled = unscheduled("orders-2", "0/3 nodes are available: 3 Insufficient memory.");
     PodTrouble trouble = PodTrouble.of(List.of(unscheduled)).orElseThrow();
     assertThat(trouble.reason()).isEqualTo(Reason.UNSCHEDULABLE);
     assertThat(trouble.message()).contains("Insufficient memory");
@@ -130,19 +119,10 @@ class PodTroubleTest {
   @Test
   void aPodWaitingForItsClaimIsNamedSoNotAsWantingNodes() {
     Pod waiting =
-        new PodBuilder(pod("orders-0", T0, waiting("ContainerCreating", "")))
-            .editStatus()
-            .addNewCondition()
-            .withType("PodScheduled")
-            .withStatus("False")
-            .withReason("Unschedulable")
-            .withMessage(
-                "0/23 nodes are available: pod has unbound immediate PersistentVolumeClaims."
-                    + " preemption: 0/23 nodes are available: 23 Preemption is not helpful.")
-            .withLastTransitionTime(T0.toString())
-            .endCondition()
-            .endStatus()
-            .build();
+        unscheduled(
+            "orders-0",
+            "0/23 nodes are available: pod has unbound immediate PersistentVolumeClaims."
+                + " preemption: 0/23 nodes are available: 23 Preemption is not helpful.");
     PodTrouble trouble = PodTrouble.of(List.of(waiting)).orElseThrow();
     assertThat(trouble.reason()).isEqualTo(Reason.UNSCHEDULABLE);
     assertThat(trouble.message())
@@ -150,6 +130,21 @@ class PodTroubleTest {
         .doesNotContain("add nodes");
     assertThat(trouble.counts(T0.plusSeconds(59))).isFalse();
     assertThat(trouble.counts(T0.plusSeconds(60))).isTrue();
+  }
+
+  /** A pod the scheduler could not place since T0, for {@code message}. */
+  static Pod unscheduled(String name, String message) {
+    return new PodBuilder(pod(name, T0, waiting("ContainerCreating", "")))
+        .editStatus()
+        .addNewCondition()
+        .withType("PodScheduled")
+        .withStatus("False")
+        .withReason("Unschedulable")
+        .withMessage(message)
+        .withLastTransitionTime(T0.toString())
+        .endCondition()
+        .endStatus()
+        .build();
   }
 
   @Test
