@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.cellar.api.v1.Database;
+import dev.cellar.operator.Children;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.dependent.BackupJobs;
@@ -268,7 +269,7 @@ public final class BackupResults {
         || Boolean.TRUE.equals(db.getSpec().getHibernated())) {
       return;
     }
-    Optional<CronJob> cron = context.getSecondaryResource(CronJob.class);
+    Optional<CronJob> cron = Children.backupCronJob(db, context);
     if (cron.isEmpty()) {
       return;
     }

@@ -2,6 +2,7 @@ package dev.cellar.operator.dependent;
 
 import dev.cellar.api.v1.BackupSpec;
 import dev.cellar.api.v1.Database;
+import dev.cellar.operator.Children;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.status.StatusFactory;
@@ -34,7 +35,7 @@ public class BackupCronJobDependent extends OwnedChild<CronJob> {
   @Override
   protected CronJob desired(Database db, Context<Database> context) {
     Topology topology = Topology.of(db);
-    Optional<StatefulSet> sts = context.getSecondaryResource(StatefulSet.class);
+    Optional<StatefulSet> sts = Children.statefulSet(db, context);
     boolean primaryReady =
         context.getSecondaryResources(Pod.class).stream()
             .anyMatch(

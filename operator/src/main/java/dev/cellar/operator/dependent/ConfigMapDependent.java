@@ -1,6 +1,7 @@
 package dev.cellar.operator.dependent;
 
 import dev.cellar.api.v1.Database;
+import dev.cellar.operator.Children;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.cache.CachePruning;
@@ -45,7 +46,7 @@ public class ConfigMapDependent extends OwnedChild<ConfigMap> {
                     source.get(
                         new ResourceID(
                             childName(Topology.of(db)), db.getMetadata().getNamespace())));
-    return desired(db, context.getSecondaryResource(StatefulSet.class), actual);
+    return desired(db, Children.statefulSet(db, context), actual);
   }
 
   /** The ConfigMap, given the StatefulSet and the ConfigMap as they are. */

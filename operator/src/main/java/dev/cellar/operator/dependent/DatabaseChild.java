@@ -1,6 +1,7 @@
 package dev.cellar.operator.dependent;
 
 import dev.cellar.api.v1.Database;
+import dev.cellar.operator.Children;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.cache.CachePruning;
@@ -39,6 +40,12 @@ abstract class DatabaseChild<R extends HasMetadata>
   @Override
   protected ResourceID targetSecondaryResourceID(Database db, Context<Database> context) {
     return new ResourceID(childName(Topology.of(db)), db.getMetadata().getNamespace());
+  }
+
+  /** The child, by its name: {@link Children} says why not JOSDK's lookup. */
+  @Override
+  public Optional<R> getSecondaryResource(Database db, Context<Database> context) {
+    return eventSource().flatMap(source -> Children.named(db, source, childName(Topology.of(db))));
   }
 
   /**

@@ -46,7 +46,7 @@ public class TlsClientSecretDependent extends IssuedCertificateSecret {
             cert, values.get(Keys.Tls.KEY), ca.certificate(), List.of(), Instant.now());
     if (reason.isEmpty()) {
       String user = user(topology, ctx);
-      if (!Objects.equals(Certificates.commonName(Certificates.parse(cert)).orElse(null), user)) {
+      if (!Objects.equals(Certificates.facts(cert).commonName().orElse(null), user)) {
         reason = Optional.of("it does not name the user " + user);
       }
     }

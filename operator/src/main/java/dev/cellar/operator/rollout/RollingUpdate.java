@@ -1,6 +1,7 @@
 package dev.cellar.operator.rollout;
 
 import dev.cellar.api.v1.Database;
+import dev.cellar.operator.Children;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.guard.WriteBudget;
@@ -165,7 +166,7 @@ public final class RollingUpdate {
     Step step =
         decide(
             db,
-            context.getSecondaryResource(StatefulSet.class),
+            Children.statefulSet(db, context),
             List.copyOf(context.getSecondaryResources(Pod.class)));
     KubernetesClient client = context.getClient();
     String ns = db.getMetadata().getNamespace();

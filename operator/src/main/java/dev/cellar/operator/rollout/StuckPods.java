@@ -1,6 +1,7 @@
 package dev.cellar.operator.rollout;
 
 import dev.cellar.api.v1.Database;
+import dev.cellar.operator.Children;
 import dev.cellar.operator.guard.WriteBudget;
 import dev.cellar.operator.status.PodTrouble;
 import dev.cellar.operator.status.StatusFactory;
@@ -30,7 +31,7 @@ public final class StuckPods {
   private StuckPods() {}
 
   public static void replace(Database db, Context<Database> context) {
-    Optional<StatefulSet> sts = context.getSecondaryResource(StatefulSet.class);
+    Optional<StatefulSet> sts = Children.statefulSet(db, context);
     if (sts.isEmpty() || sts.get().getStatus() == null) {
       return;
     }

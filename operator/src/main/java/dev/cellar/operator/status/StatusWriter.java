@@ -2,6 +2,7 @@ package dev.cellar.operator.status;
 
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseStatus;
+import dev.cellar.operator.Children;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.backup.BackupResults;
 import dev.cellar.operator.credentials.CredentialsSecret;
@@ -12,7 +13,6 @@ import dev.cellar.operator.storage.StorageResize;
 import dev.cellar.operator.tls.TlsState;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
-import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -115,13 +115,13 @@ public final class StatusWriter {
       Optional<Observed.Failure> failover,
       PasswordRotation.Outcome rotation) {
     Topology topology = Topology.of(db);
-    Optional<StatefulSet> sts = context.getSecondaryResource(StatefulSet.class);
+    Optional<StatefulSet> sts = Children.statefulSet(db, context);
     List<Pod> pods = List.copyOf(context.getSecondaryResources(Pod.class));
     List<Job> jobs = BackupResults.observedJobs(context);
     return new Observed(
         sts,
         pods,
-        context.getSecondaryResource(CronJob.class),
+        Children.backupCronJob(db, context),
         // The newest finished backup Job: a run in progress changes nothing in the status, so a
         // backup costs one status write (when it ends), not one when it starts and one when it
         // ends.

@@ -1,6 +1,7 @@
 package dev.cellar.operator.storage;
 
 import dev.cellar.api.v1.Database;
+import dev.cellar.operator.Children;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
@@ -45,7 +46,7 @@ public record StoragePlan(
             .flatMap(Optional::stream)
             .toList();
     Optional<PersistentVolumeClaim> backup = cachedClaim(context, topology, topology.backupClaim());
-    Optional<StatefulSet> sts = context.getSecondaryResource(StatefulSet.class);
+    Optional<StatefulSet> sts = Children.statefulSet(db, context);
     Quantity wantedData = Quantities.size(db.getSpec().getStorage());
     Quantity wantedBackup = Quantities.size(db.getSpec().getBackup().getStorage());
     KubernetesClient client = context.getClient();

@@ -11,7 +11,6 @@ import io.javaoperatorsdk.operator.api.reconciler.Context;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
@@ -62,9 +61,9 @@ public final class TlsReload {
     if (pem.isEmpty()) {
       return Outcome.NONE;
     }
-    X509Certificate cert;
+    Certificates.Facts cert;
     try {
-      cert = Certificates.parse(pem.get());
+      cert = Certificates.facts(pem.get());
     } catch (IllegalArgumentException e) {
       return Outcome.NONE; // the status says so
     }
@@ -102,12 +101,12 @@ public final class TlsReload {
    * When a certificate was issued: Cellar backdates its own by {@link Certificates#backdate} of its
    * validity, which the certificate's span (validity plus backdate) gives back.
    */
-  static Instant issued(X509Certificate cert, boolean ours) {
-    Instant notBefore = cert.getNotBefore().toInstant();
+  static Instant issued(Certificates.Facts cert, boolean ours) {
+    Instant notBefore = cert.notBefore();
     if (!ours) {
       return notBefore;
     }
-    Duration span = Duration.between(notBefore, cert.getNotAfter().toInstant());
+    Duration span = Duration.between(notBefore, cert.notAfter());
     // span = validity + backdate, backdate = min(BACKDATE, validity / 10).
     Duration backdate =
         span.dividedBy(11).compareTo(Certificates.BACKDATE) < 0

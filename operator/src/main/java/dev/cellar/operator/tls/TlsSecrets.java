@@ -88,7 +88,7 @@ public final class TlsSecrets {
               + " trust the new ca.crt)");
     }
     try {
-      Certificates.parse(cert);
+      Certificates.facts(cert);
       Certificates.privateKey(key);
     } catch (IllegalArgumentException e) {
       throw new IllegalStateException(

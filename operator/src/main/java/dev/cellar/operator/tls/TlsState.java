@@ -10,7 +10,6 @@ import dev.cellar.operator.status.Conditions.Reason;
 import dev.cellar.operator.status.Observed;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -141,12 +140,12 @@ public record TlsState(
               + " ca.crt, or remove spec.tls.certificateSecret for Cellar to issue one");
     }
     String pem = CredentialsSecret.values(secret.get()).get(Keys.Tls.CERTIFICATE);
-    X509Certificate cert;
+    Certificates.Facts cert;
     try {
       if (pem == null) {
         throw new IllegalArgumentException("it has no " + Keys.Tls.CERTIFICATE);
       }
-      cert = Certificates.parse(pem);
+      cert = Certificates.facts(pem);
     } catch (IllegalArgumentException e) {
       return failure(
           name,
@@ -158,9 +157,9 @@ public record TlsState(
               + e.getMessage()
               + "): it needs tls.crt, tls.key and ca.crt in PEM");
     }
-    Instant notBefore = cert.getNotBefore().toInstant();
-    Instant notAfter = cert.getNotAfter().toInstant();
-    Instant renewal = Certificates.renewalTime(cert);
+    Instant notBefore = cert.notBefore();
+    Instant notAfter = cert.notAfter();
+    Instant renewal = cert.renewal();
     Instant nearExpiry =
         notBefore.plus(Duration.between(notBefore, notAfter).multipliedBy(5).dividedBy(6));
     TlsStatus status = new TlsStatus(name, rfc3339(notAfter), ours ? rfc3339(renewal) : null);

@@ -18,13 +18,13 @@ class TlsReloadTest {
     Certificates.Issued ca = Certificates.newCa("ca", NOW);
     for (Duration validity : List.of(Duration.ofMinutes(2), Duration.ofDays(90))) {
       Certificates.Issued server = Certificates.newServer(ca, List.of("db"), NOW, validity);
-      Instant issued = TlsReload.issued(Certificates.parse(server.certificate()), true);
+      Instant issued = TlsReload.issued(Certificates.facts(server.certificate()), true);
       assertThat(Duration.between(NOW, issued).abs()).isLessThan(Duration.ofSeconds(1));
     }
     // A user's certificate: its notBefore.
     Certificates.Issued theirs =
         Certificates.newServer(ca, List.of("db"), NOW, Duration.ofDays(90));
-    assertThat(TlsReload.issued(Certificates.parse(theirs.certificate()), false))
+    assertThat(TlsReload.issued(Certificates.facts(theirs.certificate()), false))
         .isEqualTo(NOW.minus(Certificates.BACKDATE));
   }
 
