@@ -13,6 +13,8 @@ import io.fabric8.kubernetes.api.model.batch.v1.CronJobBuilder;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -34,18 +36,33 @@ public class BackupCronJobDependent extends OwnedChild<CronJob> {
   /** The dumps run with the client tools of the image that runs the database. */
   @Override
   protected CronJob desired(Database db, Context<Database> context) {
+    return desired(db, image(db, context), suspended(db, context));
+  }
+
+  /** The Database, the image and whether backups pause: all that {@link #desired} reads. */
+  @Override
+  protected Optional<List<Object>> inputs(Database db, Context<Database> context) {
+    List<Object> inputs = new ArrayList<>(databaseInputs(db));
+    inputs.add(image(db, context));
+    inputs.add(suspended(db, context));
+    return Optional.of(inputs);
+  }
+
+  private static String image(Database db, Context<Database> context) {
     Topology topology = Topology.of(db);
     Optional<StatefulSet> sts = Children.statefulSet(db, context);
+    return topology.image(topology.versionDecision(sts), sts);
+  }
+
+  private boolean suspended(Database db, Context<Database> context) {
+    Topology topology = Topology.of(db);
     boolean primaryReady =
         context.getSecondaryResources(Pod.class).stream()
             .anyMatch(
                 p ->
                     p.getMetadata().getName().equals(topology.primaryPod())
                         && StatusFactory.podReady(p));
-    return desired(
-        db,
-        topology.image(topology.versionDecision(sts), sts),
-        suspended(db, getSecondaryResource(db, context), primaryReady));
+    return suspended(db, getSecondaryResource(db, context), primaryReady);
   }
 
   /**

@@ -85,6 +85,19 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
     return desired(db, existing, Topology.of(db).versionDecision(existing));
   }
 
+  /** The Database, the version decision and what {@link #desired} reads of the existing one. */
+  @Override
+  protected Optional<List<Object>> inputs(Database db, Context<Database> context) {
+    Optional<StatefulSet> existing = getSecondaryResource(db, context);
+    VersionDecision decision = Topology.of(db).versionDecision(existing);
+    List<Object> inputs = new ArrayList<>(databaseInputs(db));
+    inputs.add(decision);
+    inputs.add(Topology.of(db).image(decision, existing));
+    inputs.add(Topology.upgradedFromImage(decision, existing));
+    inputs.add(String.valueOf(StoragePlan.dataTemplateSize(db, existing)));
+    return Optional.of(inputs);
+  }
+
   /** The StatefulSet for {@code db}, given the one that exists and the version decision. */
   StatefulSet desired(Database db, Optional<StatefulSet> existing, VersionDecision decision) {
     Topology topology = Topology.of(db);
