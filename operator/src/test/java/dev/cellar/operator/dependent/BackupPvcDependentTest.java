@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
 class BackupPvcDependentTest {
@@ -57,53 +58,25 @@ class BackupPvcDependentTest {
 
   @Test
   void theStatusTheSizeTheLabelsAndCellarsAnnotationsReconcile() {
+    assertReconciles(c -> c.editStatus().withPhase("Bound").endStatus());
+    assertReconciles(
+        c ->
+            c.editSpec()
+                .editResources()
+                .addToRequests("storage", new Quantity("2Gi"))
+                .endResources()
+                .endSpec());
+    assertReconciles(c -> c.editMetadata().addToLabels("cellar.dev/component", "x").endMetadata());
+    assertReconciles(
+        c -> c.editMetadata().addToAnnotations("cellar.dev/anything", "x").endMetadata());
+    assertReconciles(
+        c -> c.editMetadata().withDeletionTimestamp("2026-11-27T08:00:00Z").endMetadata());
+  }
+
+  /** Asserts that the claim {@code edit} makes of a new one is an update Cellar reconciles. */
+  private static void assertReconciles(UnaryOperator<PersistentVolumeClaimBuilder> edit) {
     PersistentVolumeClaim before = created();
-    assertThat(
-            BackupPvcDependent.changesWhatCellarReads(
-                new PersistentVolumeClaimBuilder(before)
-                    .editStatus()
-                    .withPhase("Bound")
-                    .endStatus()
-                    .build(),
-                before))
-        .isTrue();
-    assertThat(
-            BackupPvcDependent.changesWhatCellarReads(
-                new PersistentVolumeClaimBuilder(before)
-                    .editSpec()
-                    .editResources()
-                    .addToRequests("storage", new Quantity("2Gi"))
-                    .endResources()
-                    .endSpec()
-                    .build(),
-                before))
-        .isTrue();
-    assertThat(
-            BackupPvcDependent.changesWhatCellarReads(
-                new PersistentVolumeClaimBuilder(before)
-                    .editMetadata()
-                    .addToLabels("cellar.dev/component", "database")
-                    .endMetadata()
-                    .build(),
-                before))
-        .isTrue();
-    assertThat(
-            BackupPvcDependent.changesWhatCellarReads(
-                new PersistentVolumeClaimBuilder(before)
-                    .editMetadata()
-                    .addToAnnotations("cellar.dev/anything", "x")
-                    .endMetadata()
-                    .build(),
-                before))
-        .isTrue();
-    assertThat(
-            BackupPvcDependent.changesWhatCellarReads(
-                new PersistentVolumeClaimBuilder(before)
-                    .editMetadata()
-                    .withDeletionTimestamp("2026-11-27T08:00:00Z")
-                    .endMetadata()
-                    .build(),
-                before))
-        .isTrue();
+    PersistentVolumeClaim after = edit.apply(new PersistentVolumeClaimBuilder(before)).build();
+    assertThat(BackupPvcDependent.changesWhatCellarReads(after, before)).isTrue();
   }
 }
