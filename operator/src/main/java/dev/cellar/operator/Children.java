@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.PrimaryToSecondaryMapper;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.util.Optional;
 
@@ -40,12 +41,25 @@ public final class Children {
         name);
   }
 
-  /** The child {@code name} in {@code source}, if {@code source} maps it to {@code db}. */
+  /**
+   * The child {@code name} in {@code source}, if {@code source} maps it to {@code db}: by its
+   * mapping from the Database where it has one (as JOSDK does then), else by the child's mapping to
+   * its Databases. The scripts ConfigMap maps to every Database of its engine, which the first
+   * would list on each lookup.
+   */
   public static <R extends HasMetadata> Optional<R> named(
       Database db, InformerEventSource<R, Database> source, String name) {
+    ResourceID id = new ResourceID(name, db.getMetadata().getNamespace());
+    PrimaryToSecondaryMapper<Database> fromDatabase =
+        source.configuration().getPrimaryToSecondaryMapper();
+    if (fromDatabase != null) {
+      return fromDatabase.toSecondaryResourceIDs(db).contains(id)
+          ? source.get(id)
+          : Optional.empty();
+    }
     ResourceID primary = ResourceID.fromResource(db);
     return source
-        .get(new ResourceID(name, db.getMetadata().getNamespace()))
+        .get(id)
         .filter(
             child ->
                 source
