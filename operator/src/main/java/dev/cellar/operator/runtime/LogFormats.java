@@ -13,7 +13,7 @@ public final class LogFormats {
 
   public static void apply(OperatorSettings.LogFormat format) {
     if (format != OperatorSettings.LogFormat.JSON) {
-      return; // logback.xml's text pattern
+      return; // LogConfiguration's text pattern
     }
     LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
     JsonEncoder encoder = new JsonEncoder();
