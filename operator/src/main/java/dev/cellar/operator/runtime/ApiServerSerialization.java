@@ -1,0 +1,151 @@
+package dev.cellar.operator.runtime;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import dev.cellar.api.v1.Database;
+import dev.cellar.operator.dependent.Certificate;
+import dev.cellar.operator.dependent.PodMonitor;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.KubernetesResource;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.Status;
+import io.fabric8.kubernetes.api.model.WatchEvent;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * How the operator's client reads and writes objects: fabric8's, knowing only the kinds Cellar
+ * watches, and reading a watch event in one pass.
+ *
+ * <p>fabric8 reads a watch event's object into a tree first, to learn its kind, then the tree into
+ * the kind's class: every object the informers receive is read twice (13.6 % of the operator's CPU
+ * while converging, docs/benchmarks.md, tenth pass). Here the kind is read from the object's first
+ * fields (the API server writes {@code kind} and {@code apiVersion} there), and the object straight
+ * from the event's text into its class. Anything else (a kind not named here, an event of another
+ * shape, text that does not parse) is left to fabric8, which reads it as before.
+ */
+final class ApiServerSerialization extends KubernetesSerialization {
+  /**
+   * The kinds whose watch events the operator reads. Left to itself, fabric8 finds every kind it
+   * models through the ServiceLoader and instantiates each: some 320 classes and the hundreds they
+   * pull in, their metaspace and a fifth of a second at start, for a dozen kinds watched. And a
+   * kind it does not find there (the Database, cert-manager's and Prometheus's) was read three
+   * times: to a tree, a generic resource, then converted. A kind missing here still works, the slow
+   * way; {@code ApiServerSerializationTest} checks the workflow's kinds are all here.
+   */
+  static final List<Class<? extends KubernetesResource>> WATCHED_KINDS =
+      List.of(
+          Database.class,
+          ConfigMap.class,
+          Secret.class,
+          Service.class,
+          PersistentVolumeClaim.class,
+          Pod.class,
+          Event.class,
+          StatefulSet.class,
+          CronJob.class,
+          Job.class,
+          PodDisruptionBudget.class,
+          NetworkPolicy.class,
+          Lease.class,
+          Certificate.class,
+          PodMonitor.class,
+          // a watch's ERROR event (410 Gone: list again) is told apart by its object being one
+          Status.class);
+
+  private final ObjectMapper mapper;
+  private final Map<Class<?>, ObjectReader> readers = new ConcurrentHashMap<>();
+
+  ApiServerSerialization(ObjectMapper mapper) {
+    super(mapper, false);
+    this.mapper = mapper;
+    WATCHED_KINDS.forEach(this::registerKubernetesResource);
+  }
+
+  @Override
+  public <T> T unmarshal(String str, Class<T> type) {
+    if (type == WatchEvent.class) {
+      WatchEvent event = watchEvent(str);
+      if (event != null) {
+        return type.cast(event);
+      }
+    }
+    return super.unmarshal(str, type);
+  }
+
+  /** The event read in one pass; null where fabric8 should read it. */
+  WatchEvent watchEvent(String json) {
+    byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
+    try (JsonParser parser = mapper.getFactory().createParser(bytes)) {
+      if (parser.nextToken() != JsonToken.START_OBJECT) {
+        return null;
+      }
+      WatchEvent event = new WatchEvent();
+      while (parser.nextToken() == JsonToken.FIELD_NAME) {
+        String field = parser.currentName();
+        JsonToken value = parser.nextToken();
+        if (field.equals("type") && value == JsonToken.VALUE_STRING) {
+          event.setType(parser.getText());
+        } else if (field.equals("object") && value == JsonToken.START_OBJECT) {
+          Class<?> kind = kindAt(bytes, parser.currentTokenLocation().getByteOffset());
+          if (kind == null) {
+            return null;
+          }
+          event.setObject(reader(kind).readValue(parser));
+        } else {
+          return null;
+        }
+      }
+      return event.getType() == null || event.getObject() == null ? null : event;
+    } catch (IOException | RuntimeException e) {
+      return null; // fabric8 reads it again, and says what is wrong with it
+    }
+  }
+
+  /** The registered class of the object that begins at {@code offset}, by its first fields. */
+  private Class<?> kindAt(byte[] bytes, long offset) throws IOException {
+    if (offset < 0 || offset >= bytes.length) {
+      return null;
+    }
+    int start = (int) offset;
+    try (JsonParser parser = mapper.getFactory().createParser(bytes, start, bytes.length - start)) {
+      parser.nextToken();
+      String apiVersion = null;
+      String kind = null;
+      while ((apiVersion == null || kind == null) && parser.nextToken() == JsonToken.FIELD_NAME) {
+        String field = parser.currentName();
+        parser.nextToken();
+        if (field.equals("apiVersion")) {
+          apiVersion = parser.getValueAsString();
+        } else if (field.equals("kind")) {
+          kind = parser.getValueAsString();
+        } else {
+          parser.skipChildren();
+        }
+      }
+      return apiVersion == null || kind == null
+          ? null
+          : getRegisteredKubernetesResource(apiVersion, kind);
+    }
+  }
+
+  private ObjectReader reader(Class<?> kind) {
+    return readers.computeIfAbsent(kind, mapper::readerFor);
+  }
+}
