@@ -7,6 +7,7 @@ import dev.cellar.api.v1.Database;
 import dev.cellar.operator.Children;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
+import dev.cellar.operator.cache.CachePruning;
 import dev.cellar.operator.dependent.BackupJobs;
 import dev.cellar.operator.runtime.PatchByName;
 import io.fabric8.kubernetes.api.model.ContainerStateTerminated;
@@ -325,8 +326,22 @@ public final class BackupResults {
       String jobName,
       String token,
       KubernetesClient client) {
-    // A copy: the CronJob is the informer's.
-    JobSpec spec = JSON.convertValue(cron.getSpec().getJobTemplate().getSpec(), JobSpec.class);
+    // The informer's copy has no Job template (CachePruning): the API server's has.
+    CronJob whole =
+        CachePruning.specPruned(cron)
+            ? client
+                .batch()
+                .v1()
+                .cronjobs()
+                .inNamespace(cron.getMetadata().getNamespace())
+                .withName(cron.getMetadata().getName())
+                .get()
+            : cron;
+    if (whole == null || whole.getSpec() == null || whole.getSpec().getJobTemplate() == null) {
+      return; // deleted meanwhile: the workflow creates it again, the request waits for it
+    }
+    // A copy: the CronJob may be the informer's.
+    JobSpec spec = JSON.convertValue(whole.getSpec().getJobTemplate().getSpec(), JobSpec.class);
     spec.getTemplate().getMetadata().setLabels(BackupJobs.labels(db, request.trigger));
     if (request == Request.VERIFY) {
       BackupJobs.verifyOnly(db, spec);

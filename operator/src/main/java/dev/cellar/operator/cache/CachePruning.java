@@ -2,6 +2,7 @@ package dev.cellar.operator.cache;
 
 import dev.cellar.api.v1.Database;
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.FieldsV1;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -9,8 +10,14 @@ import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodStatus;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetSpec;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJobSpec;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.informers.cache.ItemStore;
 import io.javaoperatorsdk.operator.processing.event.source.informer.TransformingItemStore;
@@ -33,10 +40,17 @@ import java.util.function.UnaryOperator;
  *
  * <ul>
  *   <li>{@code metadata.managedFields} (about 45 % of a pod, StatefulSet or Service as the API
- *       server sends them) go, except on the kinds matched by server-side apply (StatefulSet, PVC,
- *       CronJob, PodDisruptionBudget, NetworkPolicy), where JOSDK's SSA matcher needs the {@code
+ *       server sends them) go, except on the kinds matched by server-side apply from the cache
+ *       (PVC, PodDisruptionBudget, NetworkPolicy), where JOSDK's SSA matcher needs the {@code
  *       Apply} entries (Cellar's own); the other managers' entries go there too, and identical
- *       Apply field sets (the same for every StatefulSet of an engine) are kept once.
+ *       Apply field sets are kept once.
+ *   <li>StatefulSets keep, of their spec, the replicas, the update strategy, the claim templates
+ *       and, of the pod template, its metadata, each container's name and image and each volume's
+ *       name and ConfigMap; backup CronJobs keep their spec but the Job template. The two were half
+ *       of what the caches held (a pod template is most of either), and JOSDK's matcher is the only
+ *       reader of the rest: a dependent whose child is {@link #specPruned} reads it whole from the
+ *       API server to compare it, which {@code KnownMatches} makes rare (a child changed by someone
+ *       else; the first reconcile after a start).
  *   <li>ConfigMaps keep their metadata and, in place of their files (a Database's configuration;
  *       the engine's scripts, about 60 KB, in the shared scripts ConfigMap), the SHA-256 of the
  *       files under {@link #DATA_HASH}, a key no ConfigMap on a server can have (keys may not
@@ -126,10 +140,106 @@ public final class CachePruning {
       Optional.ofNullable(r.getMetadata().getAnnotations()).ifPresent(a -> a.remove(LAST_APPLIED));
     } else if (r instanceof Secret || r instanceof Service) {
       dropManagedFields(r);
+    } else if (r instanceof StatefulSet sts) {
+      dropManagedFields(r);
+      pruneStatefulSet(sts);
+    } else if (r instanceof CronJob cron) {
+      dropManagedFields(r);
+      pruneCronJob(cron);
     } else {
       keepApplyEntries(r);
     }
     return r;
+  }
+
+  /** Marks a spec pruned: {@link #specPruned}. A key no field of a spec can have (a slash). */
+  private static final String PRUNED_KEY = "cellar.dev/pruned";
+
+  private static final Map<String, Object> PRUNED = Map.of(PRUNED_KEY, Boolean.TRUE);
+
+  /**
+   * Whether {@code r} is a StatefulSet or CronJob whose spec was pruned: only the API server has
+   * the rest, which JOSDK's matcher compares.
+   */
+  public static boolean specPruned(HasMetadata r) {
+    Map<String, Object> additional =
+        r instanceof StatefulSet sts && sts.getSpec() != null
+            ? sts.getSpec().getAdditionalProperties()
+            : r instanceof CronJob cron && cron.getSpec() != null
+                ? cron.getSpec().getAdditionalProperties()
+                : null;
+    return additional != null && additional.containsKey(PRUNED_KEY);
+  }
+
+  /**
+   * What Cellar reads of a StatefulSet's spec: the replicas and update strategy (the status, the
+   * roll), the claim templates (their size: the storage plan), the pod template's metadata, each
+   * container's name and image (the version decision) and each volume's name and ConfigMap (whether
+   * the pods still read the scripts from the Database's ConfigMap).
+   */
+  static void pruneStatefulSet(StatefulSet sts) {
+    StatefulSetSpec spec = sts.getSpec();
+    if (spec == null || specPruned(sts)) {
+      return;
+    }
+    StatefulSetSpec kept = new StatefulSetSpec();
+    kept.setReplicas(spec.getReplicas());
+    kept.setUpdateStrategy(spec.getUpdateStrategy());
+    kept.setVolumeClaimTemplates(spec.getVolumeClaimTemplates());
+    PodTemplateSpec template = spec.getTemplate();
+    if (template != null) {
+      PodTemplateSpec keptTemplate = new PodTemplateSpec();
+      keptTemplate.setMetadata(template.getMetadata());
+      if (template.getSpec() != null) {
+        PodSpec pod = new PodSpec();
+        pod.setContainers(namesAndImages(template.getSpec().getContainers()));
+        pod.setInitContainers(namesAndImages(template.getSpec().getInitContainers()));
+        pod.setVolumes(
+            template.getSpec().getVolumes() == null
+                ? null
+                : template.getSpec().getVolumes().stream()
+                    .map(CachePruning::nameAndConfigMap)
+                    .toList());
+        keptTemplate.setSpec(pod);
+      }
+      kept.setTemplate(keptTemplate);
+    }
+    kept.setAdditionalProperties(PRUNED);
+    sts.setSpec(kept);
+  }
+
+  private static Volume nameAndConfigMap(Volume volume) {
+    Volume kept = new Volume();
+    kept.setName(volume.getName());
+    kept.setConfigMap(volume.getConfigMap());
+    return kept;
+  }
+
+  private static List<Container> namesAndImages(List<Container> containers) {
+    return containers == null
+        ? null
+        : containers.stream()
+            .map(
+                c -> {
+                  Container kept = new Container();
+                  kept.setName(c.getName());
+                  kept.setImage(c.getImage());
+                  return kept;
+                })
+            .toList();
+  }
+
+  /**
+   * A backup CronJob's spec without its Job template (the schedule, suspension and history stay):
+   * an on-demand backup, the one reader of the template, reads the CronJob from the API server.
+   */
+  static void pruneCronJob(CronJob cron) {
+    CronJobSpec spec = cron.getSpec();
+    if (spec == null || specPruned(cron)) {
+      return;
+    }
+    spec.setJobTemplate(null);
+    spec.setAdditionalProperties(PRUNED);
   }
 
   /**

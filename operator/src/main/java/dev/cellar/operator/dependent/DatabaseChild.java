@@ -111,7 +111,8 @@ abstract class DatabaseChild<R extends HasMetadata>
     if (knownMatches.matched(actual, wanted)) {
       return Matcher.Result.nonComputed(true);
     }
-    Matcher.Result<R> result = super.match(actual, desired(db, context), db, context);
+    // Through this class's comparison, which reads a pruned child whole.
+    Matcher.Result<R> result = match(actual, desired(db, context), db, context);
     if (result.matched()) {
       knownMatches.remember(actual, wanted);
     }
@@ -129,11 +130,38 @@ abstract class DatabaseChild<R extends HasMetadata>
     if (knownMatches.matched(actual, wanted)) {
       return Matcher.Result.computed(true, desired);
     }
-    Matcher.Result<R> result = super.match(actual, desired, db, context);
+    // The cache keeps part of some children (CachePruning): those are compared as the server has
+    // them. One deleted meanwhile does not match; the update recreates it.
+    R whole = CachePruning.specPruned(actual) ? readWhole(actual, context).orElse(null) : actual;
+    if (whole == null) {
+      return Matcher.Result.computed(false, desired);
+    }
+    Matcher.Result<R> result = super.match(whole, desired, db, context);
     if (result.matched()) {
-      knownMatches.remember(actual, wanted);
+      knownMatches.remember(whole, wanted);
     }
     return result;
+  }
+
+  private Optional<R> readWhole(R actual, Context<Database> context) {
+    return Optional.ofNullable(
+        context
+            .getClient()
+            .resources(resourceType())
+            .inNamespace(actual.getMetadata().getNamespace())
+            .withName(actual.getMetadata().getName())
+            .get());
+  }
+
+  /**
+   * What Cellar just wrote matches the desired state it wrote, for the inputs it was built from:
+   * the next reconcile need not compare it (nor read it whole, {@link CachePruning}).
+   */
+  private R written(R written, Database db, Context<Database> context) {
+    if (written != null && written.getMetadata() != null) {
+      inputs(db, context).ifPresent(i -> knownMatches.remember(written, i.hashCode()));
+    }
+    return written;
   }
 
   /** What a child's informer needs beyond {@link #createEventSource}'s; nothing by default. */
@@ -148,7 +176,7 @@ abstract class DatabaseChild<R extends HasMetadata>
 
   private R createNew(R desired, Database db, Context<Database> context) {
     WriteBudget.spend(db, resourceType().getSimpleName() + " " + childName(Topology.of(db)));
-    return super.create(desired, db, context);
+    return written(super.create(desired, db, context), db, context);
   }
 
   /**
@@ -196,7 +224,7 @@ abstract class DatabaseChild<R extends HasMetadata>
   @Override
   public R update(R actual, R desired, Database db, Context<Database> context) {
     WriteBudget.spend(db, resourceType().getSimpleName() + " " + childName(Topology.of(db)));
-    return super.update(actual, desired, db, context);
+    return written(super.update(actual, desired, db, context), db, context);
   }
 
   /** Name, namespace and labels of the child. */

@@ -10,8 +10,12 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJobBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyBuilder;
 import io.fabric8.kubernetes.client.informers.cache.ItemStore;
 import java.util.Map;
 import java.util.Set;
@@ -168,6 +172,23 @@ class CachePruningTest {
 
   @Test
   void serverSideAppliedKindsKeepTheApplyEntriesForJosdksMatcher() {
+    NetworkPolicy policy =
+        new NetworkPolicyBuilder()
+            .withNewMetadata()
+            .withName("db")
+            .withManagedFields(APPLY, UPDATE)
+            .endMetadata()
+            .withNewSpec()
+            .withPolicyTypes("Ingress")
+            .endSpec()
+            .build();
+    CachePruning.prune(policy);
+    assertThat(policy.getMetadata().getManagedFields()).containsExactly(APPLY);
+    assertThat(policy.getSpec().getPolicyTypes()).containsExactly("Ingress");
+  }
+
+  @Test
+  void statefulSetsAndCronJobsKeepNoManagedFieldsAndSayTheirSpecIsPruned() {
     StatefulSet sts =
         new StatefulSetBuilder()
             .withNewMetadata()
@@ -175,48 +196,81 @@ class CachePruningTest {
             .withManagedFields(APPLY, UPDATE)
             .endMetadata()
             .withNewSpec()
-            .withReplicas(1)
+            .withReplicas(2)
+            .withServiceName("db-headless")
             .endSpec()
             .build();
+    assertThat(CachePruning.specPruned(sts)).isFalse();
     CachePruning.prune(sts);
-    assertThat(sts.getMetadata().getManagedFields()).containsExactly(APPLY);
-    assertThat(sts.getSpec().getReplicas()).isEqualTo(1);
+    assertThat(sts.getMetadata().getManagedFields()).isNull();
+    assertThat(sts.getSpec().getReplicas()).isEqualTo(2);
+    assertThat(sts.getSpec().getServiceName()).isNull();
+    assertThat(CachePruning.specPruned(sts)).isTrue();
+    CachePruning.prune(sts); // an object pruned twice (a relist) stays as it is
+    assertThat(sts.getSpec().getReplicas()).isEqualTo(2);
+
+    CronJob cron =
+        new CronJobBuilder()
+            .withNewMetadata()
+            .withName("db-backup")
+            .withManagedFields(APPLY)
+            .endMetadata()
+            .withNewSpec()
+            .withSchedule("0 3 * * *")
+            .withSuspend(true)
+            .withNewJobTemplate()
+            .withNewSpec()
+            .withBackoffLimit(2)
+            .endSpec()
+            .endJobTemplate()
+            .endSpec()
+            .build();
+    CachePruning.prune(cron);
+    assertThat(cron.getMetadata().getManagedFields()).isNull();
+    assertThat(cron.getSpec().getSchedule()).isEqualTo("0 3 * * *");
+    assertThat(cron.getSpec().getSuspend()).isTrue();
+    assertThat(cron.getSpec().getJobTemplate()).isNull();
+    assertThat(CachePruning.specPruned(cron)).isTrue();
   }
 
   @Test
   void identicalApplyFieldSetsAreKeptOnce() {
-    StatefulSet a = statefulSetApplying("uid-a", Map.of("f:replicas", Map.of()));
-    StatefulSet b = statefulSetApplying("uid-b", Map.of("f:replicas", Map.of()));
-    StatefulSet c = statefulSetApplying("uid-c", Map.of("f:template", Map.of()));
+    NetworkPolicy a = policyApplying("uid-a", Map.of("f:ingress", Map.of()));
+    NetworkPolicy b = policyApplying("uid-b", Map.of("f:ingress", Map.of()));
+    NetworkPolicy c = policyApplying("uid-c", Map.of("f:podSelector", Map.of()));
     CachePruning.prune(a);
     CachePruning.prune(b);
     CachePruning.prune(c);
     assertThat(fields(b).get("f:spec")).isSameAs(fields(a).get("f:spec"));
     assertThat(fields(b).get("f:metadata")).isNotEqualTo(fields(a).get("f:metadata"));
-    assertThat(fields(c).get("f:spec")).isEqualTo(Map.of("f:template", Map.of()));
-    assertThat(fields(a).get("f:spec")).isEqualTo(Map.of("f:replicas", Map.of()));
+    assertThat(fields(c).get("f:spec")).isEqualTo(Map.of("f:podSelector", Map.of()));
+    assertThat(fields(a).get("f:spec")).isEqualTo(Map.of("f:ingress", Map.of()));
   }
 
-  static Map<String, Object> fields(StatefulSet sts) {
-    return sts.getMetadata().getManagedFields().get(0).getFieldsV1().getAdditionalProperties();
+  static Map<String, Object> fields(NetworkPolicy policy) {
+    return policy.getMetadata().getManagedFields().get(0).getFieldsV1().getAdditionalProperties();
   }
 
   @Test
   void noApplyEntryLeavesAnEmptyListForJosdksMatcher() {
-    StatefulSet sts =
-        new StatefulSetBuilder().withNewMetadata().withManagedFields(UPDATE).endMetadata().build();
-    CachePruning.prune(sts);
-    assertThat(sts.getMetadata().getManagedFields()).isEmpty();
+    NetworkPolicy policy =
+        new NetworkPolicyBuilder()
+            .withNewMetadata()
+            .withManagedFields(UPDATE)
+            .endMetadata()
+            .build();
+    CachePruning.prune(policy);
+    assertThat(policy.getMetadata().getManagedFields()).isEmpty();
   }
 
-  static StatefulSet statefulSetApplying(String ownerUid, Map<String, Object> spec) {
+  static NetworkPolicy policyApplying(String ownerUid, Map<String, Object> spec) {
     io.fabric8.kubernetes.api.model.FieldsV1 f = new io.fabric8.kubernetes.api.model.FieldsV1();
     f.setAdditionalProperty(
         "f:metadata",
         new java.util.LinkedHashMap<>(
             Map.of("f:ownerReferences", Map.of("k:{\"uid\":\"" + ownerUid + "\"}", Map.of()))));
     f.setAdditionalProperty("f:spec", new java.util.LinkedHashMap<>(spec));
-    return new StatefulSetBuilder()
+    return new NetworkPolicyBuilder()
         .withNewMetadata()
         .withName("db")
         .addNewManagedField()

@@ -1,0 +1,151 @@
+package dev.cellar.operator.dependent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cellar.api.v1.Database;
+import dev.cellar.api.v1.Engine;
+import dev.cellar.operator.Topology;
+import dev.cellar.operator.cache.CachePruning;
+import dev.cellar.operator.engine.EngineProfile;
+import dev.cellar.operator.engine.VersionDecision;
+import dev.cellar.operator.status.StatusFactory;
+import dev.cellar.operator.storage.StoragePlan;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetStatusBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJobBuilder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The informers keep part of each StatefulSet and backup CronJob ({@link CachePruning}): every
+ * reader of them in Cellar reads the same of the part as of the whole.
+ */
+class PrunedChildrenTest {
+  static StatefulSet running(Database db) {
+    StatefulSet sts =
+        new StatefulSetBuilder(DesiredStateTest.statefulSet(db, Optional.empty()))
+            .editMetadata()
+            .withGeneration(3L)
+            .withUid("sts-uid")
+            .endMetadata()
+            .withStatus(
+                new StatefulSetStatusBuilder()
+                    .withObservedGeneration(3L)
+                    .withReplicas(3)
+                    .withReadyReplicas(2)
+                    .withUpdatedReplicas(3)
+                    .withCurrentRevision("r1")
+                    .withUpdateRevision("r2")
+                    .build())
+            .build();
+    sts.getSpec().setReplicas(3);
+    // A claim template smaller than the spec asks (a resize under way), so its size is read.
+    sts.getSpec()
+        .getVolumeClaimTemplates()
+        .get(0)
+        .getSpec()
+        .getResources()
+        .setRequests(java.util.Map.of("storage", new Quantity("50Gi")));
+    return sts;
+  }
+
+  static <T> T pruned(T whole, java.util.function.UnaryOperator<T> copy) {
+    T part = copy.apply(whole);
+    CachePruning.prune((io.fabric8.kubernetes.api.model.HasMetadata) part);
+    return part;
+  }
+
+  @ParameterizedTest
+  @EnumSource(Engine.class)
+  void everyReaderOfAStatefulSetReadsTheSameOfWhatTheCacheKeeps(Engine engine) {
+    Database db = DesiredStateTest.db(engine, engine == Engine.POSTGRESQL ? "16" : "11.4");
+    if (engine == Engine.MYSQL) {
+      db.getSpec().setVersion("8.4");
+    }
+    db.getSpec().setReplicas(3);
+    StatefulSet whole = running(db);
+    StatefulSet part = pruned(whole, s -> new StatefulSetBuilder(s).build());
+    assertThat(CachePruning.specPruned(part)).isTrue();
+    assertThat(StoragePlan.dataTemplateSize(db, Optional.of(part))).hasToString("50Gi");
+    assertThat(part.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv()).isEmpty();
+
+    Topology t = Topology.of(db);
+    assertThat(Topology.runningImage(part)).isEqualTo(Topology.runningImage(whole));
+    assertThat(Topology.runningVersion(part)).isEqualTo(Topology.runningVersion(whole));
+    VersionDecision decision = t.versionDecision(Optional.of(whole));
+    assertThat(t.versionDecision(Optional.of(part))).isEqualTo(decision);
+    assertThat(t.image(decision, Optional.of(part)))
+        .isEqualTo(t.image(decision, Optional.of(whole)));
+    assertThat(Topology.upgradedFromImage(decision, Optional.of(part)))
+        .isEqualTo(Topology.upgradedFromImage(decision, Optional.of(whole)));
+    assertThat(StoragePlan.dataTemplateSize(db, Optional.of(part)))
+        .isEqualTo(StoragePlan.dataTemplateSize(db, Optional.of(whole)));
+    for (int desired = 0; desired <= 3; desired++) {
+      assertThat(StatusFactory.rolledOut(part, desired))
+          .isEqualTo(StatusFactory.rolledOut(whole, desired));
+    }
+    EngineProfile profile = t.profile();
+    assertThat(
+            ConfigMapDependent.scriptsStillReadHere(
+                profile.configFiles(db), profile, Optional.of(part), Optional.empty()))
+        .isEqualTo(
+            ConfigMapDependent.scriptsStillReadHere(
+                profile.configFiles(db), profile, Optional.of(whole), Optional.empty()));
+    // What the StatefulSet dependent builds from the existing one is the same too.
+    StatefulSetDependent dependent = new StatefulSetDependent();
+    assertThat(dependent.desired(db, Optional.of(part), decision))
+        .isEqualTo(dependent.desired(db, Optional.of(whole), decision));
+  }
+
+  @ParameterizedTest
+  @EnumSource(Engine.class)
+  void aTemplateThatStillMountsTheConfigMapIsToldApartWhenPruned(Engine engine) {
+    Database db = DesiredStateTest.db(engine, engine == Engine.POSTGRESQL ? "16" : "11.4");
+    if (engine == Engine.MYSQL) {
+      db.getSpec().setVersion("8.4");
+    }
+    StatefulSet whole = running(db);
+    List<Volume> volumes = new ArrayList<>(whole.getSpec().getTemplate().getSpec().getVolumes());
+    volumes.removeIf(v -> v.getName().equals(StatefulSetDependent.CONFIG_VOLUME));
+    volumes.add(
+        new VolumeBuilder()
+            .withName(StatefulSetDependent.CONFIG_VOLUME)
+            .withNewConfigMap()
+            .withName(Topology.of(db).configMap())
+            .endConfigMap()
+            .build());
+    whole.getSpec().getTemplate().getSpec().setVolumes(volumes);
+    StatefulSet part = pruned(whole, s -> new StatefulSetBuilder(s).build());
+    EngineProfile profile = Topology.of(db).profile();
+    assertThat(
+            ConfigMapDependent.scriptsStillReadHere(
+                profile.configFiles(db), profile, Optional.of(part), Optional.empty()))
+        .isTrue();
+  }
+
+  @ParameterizedTest
+  @EnumSource(
+      value = Engine.class,
+      names = {"POSTGRESQL", "MARIADB"})
+  void whetherBackupsPauseReadsTheSameOfWhatTheCacheKeeps(Engine engine) {
+    Database db = DesiredStateTest.db(engine, engine == Engine.POSTGRESQL ? "16" : "11.4");
+    for (boolean suspend : new boolean[] {false, true}) {
+      CronJob whole = new BackupCronJobDependent().desired(db, "image:1", suspend);
+      CronJob part = pruned(whole, c -> new CronJobBuilder(c).build());
+      assertThat(CachePruning.specPruned(part)).isTrue();
+      assertThat(part.getSpec().getJobTemplate()).isNull();
+      for (boolean primaryReady : new boolean[] {false, true}) {
+        assertThat(BackupCronJobDependent.suspended(db, Optional.of(part), primaryReady))
+            .isEqualTo(BackupCronJobDependent.suspended(db, Optional.of(whole), primaryReady));
+      }
+    }
+  }
+}
