@@ -144,13 +144,7 @@ abstract class DatabaseChild<R extends HasMetadata>
   }
 
   private Optional<R> readWhole(R actual, Context<Database> context) {
-    return Optional.ofNullable(
-        context
-            .getClient()
-            .resources(resourceType())
-            .inNamespace(actual.getMetadata().getNamespace())
-            .withName(actual.getMetadata().getName())
-            .get());
+    return read(actual.getMetadata().getNamespace(), actual.getMetadata().getName(), context);
   }
 
   /**
@@ -212,13 +206,12 @@ abstract class DatabaseChild<R extends HasMetadata>
   }
 
   private Optional<R> read(R desired, Database db, Context<Database> context) {
+    return read(db.getMetadata().getNamespace(), desired.getMetadata().getName(), context);
+  }
+
+  private Optional<R> read(String namespace, String name, Context<Database> context) {
     return Optional.ofNullable(
-        context
-            .getClient()
-            .resources(resourceType())
-            .inNamespace(db.getMetadata().getNamespace())
-            .withName(desired.getMetadata().getName())
-            .get());
+        context.getClient().resources(resourceType()).inNamespace(namespace).withName(name).get());
   }
 
   @Override

@@ -11,16 +11,13 @@ import dev.cellar.operator.engine.VersionDecision;
 import dev.cellar.operator.status.StatusFactory;
 import dev.cellar.operator.storage.StoragePlan;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.Volume;
-import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatusBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJobBuilder;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -105,30 +102,14 @@ class PrunedChildrenTest {
         .isEqualTo(dependent.desired(db, Optional.of(whole), decision));
   }
 
-  @ParameterizedTest
-  @EnumSource(Engine.class)
-  void aTemplateThatStillMountsTheConfigMapIsToldApartWhenPruned(Engine engine) {
-    Database db = DesiredStateTest.db(engine, engine == Engine.POSTGRESQL ? "16" : "11.4");
-    if (engine == Engine.MYSQL) {
-      db.getSpec().setVersion("8.4");
-    }
-    StatefulSet whole = running(db);
-    List<Volume> volumes = new ArrayList<>(whole.getSpec().getTemplate().getSpec().getVolumes());
-    volumes.removeIf(v -> v.getName().equals(StatefulSetDependent.CONFIG_VOLUME));
-    volumes.add(
-        new VolumeBuilder()
-            .withName(StatefulSetDependent.CONFIG_VOLUME)
-            .withNewConfigMap()
-            .withName(Topology.of(db).configMap())
-            .endConfigMap()
-            .build());
-    whole.getSpec().getTemplate().getSpec().setVolumes(volumes);
+  @Test
+  void aTemplateThatStillMountsTheConfigMapIsToldApartWhenPruned() {
+    ConfigMapScriptsTest scripts = new ConfigMapScriptsTest();
+    StatefulSet whole = scripts.older();
     StatefulSet part = pruned(whole, s -> new StatefulSetBuilder(s).build());
-    EngineProfile profile = Topology.of(db).profile();
-    assertThat(
-            ConfigMapDependent.scriptsStillReadHere(
-                profile.configFiles(db), profile, Optional.of(part), Optional.empty()))
-        .isTrue();
+    assertThat(scripts.keeps(Optional.of(part), Optional.empty()))
+        .isTrue()
+        .isEqualTo(scripts.keeps(Optional.of(whole), Optional.empty()));
   }
 
   @ParameterizedTest
