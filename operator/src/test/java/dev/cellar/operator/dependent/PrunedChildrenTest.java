@@ -10,6 +10,7 @@ import dev.cellar.operator.engine.EngineProfile;
 import dev.cellar.operator.engine.VersionDecision;
 import dev.cellar.operator.status.StatusFactory;
 import dev.cellar.operator.storage.StoragePlan;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
@@ -17,6 +18,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSetStatusBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJobBuilder;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -54,10 +56,8 @@ class PrunedChildrenTest {
     return sts;
   }
 
-  static <T> T pruned(T whole, java.util.function.UnaryOperator<T> copy) {
-    T part = copy.apply(whole);
-    CachePruning.prune((io.fabric8.kubernetes.api.model.HasMetadata) part);
-    return part;
+  static <T extends HasMetadata> T pruned(T whole, UnaryOperator<T> copy) {
+    return CachePruning.prune(copy.apply(whole));
   }
 
   @ParameterizedTest
