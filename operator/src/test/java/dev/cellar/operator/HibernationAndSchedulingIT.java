@@ -127,8 +127,9 @@ class HibernationAndSchedulingIT extends ReconcilerTestBase {
               assertThat(child(CronJob.class, "sleepy-backup").getSpec().getSuspend()).isFalse();
               assertThat(condition(get("sleepy"), Type.BACKUP_READY).getStatus()).isEqualTo("True");
             });
-    // No assertion on the Waking event: kwok wakes both pods within a second, and once a first
-    // status after the wake missed that moment (StatusFactoryTest covers the transition).
+    await("Waking event")
+        .atMost(CONVERGE)
+        .until(() -> hasEvent("sleepy", "Waking") && hasEvent("sleepy", "Ready"));
   }
 
   /**

@@ -44,6 +44,10 @@ public final class EventRecorder {
   /** Progressing reasons that announce an operation finished (its end is not Ready). */
   static final Set<Reason> FINISHED_OPERATIONS = Set.of(Reason.HIBERNATED);
 
+  /** The Progressing reasons of a Database that is hibernating or hibernated. */
+  private static final Set<String> HIBERNATION =
+      Set.of(Reason.HIBERNATING.value(), Reason.HIBERNATED.value());
+
   private final KubernetesClient client;
 
   public EventRecorder(KubernetesClient client) {
@@ -92,6 +96,22 @@ public final class EventRecorder {
       notes.put(
           progressing.getReason(),
           new Note(NORMAL, progressing.getReason(), progressing.getMessage()));
+    }
+    // Stopping or starting pods can take less than a reconcile: a status that went from Ready
+    // straight to Hibernated, or from Hibernated straight back, still tells of the start.
+    Optional<String> wasProgressing = ConditionSet.reasonOf(old, Type.PROGRESSING);
+    Optional<String> isProgressing = ConditionSet.reasonOf(now, Type.PROGRESSING);
+    if (isProgressing.equals(Optional.of(Reason.HIBERNATED.value()))
+        && wasProgressing.isPresent()
+        && !HIBERNATION.contains(wasProgressing.get())) {
+      note(notes, NORMAL, Reason.HIBERNATING, "stopping the pods");
+    }
+    if (wasProgressing.isPresent()
+        && HIBERNATION.contains(wasProgressing.get())
+        && isProgressing.isPresent()
+        && !HIBERNATION.contains(isProgressing.get())
+        && !isProgressing.get().equals(Reason.WAKING.value())) {
+      note(notes, NORMAL, Reason.WAKING, "waking from hibernation");
     }
     if (becameReason(old, now, Type.PROGRESSING, FINISHED_OPERATIONS)) {
       Condition progressing = ConditionSet.find(now, Type.PROGRESSING).orElseThrow();

@@ -535,6 +535,51 @@ class StatusFactoryTest {
   }
 
   @Test
+  void podsThatStopOrStartWithinOneReconcileStillGetTheirStartEvents() {
+    Database db = db("16", 2);
+    List<Pod> running = List.of(pod("orders-0", true), pod("orders-1", true));
+    next(
+        db,
+        observed(
+            db,
+            Optional.of(sts("16", 2, 2, true)),
+            running,
+            Optional.of(cron(false)),
+            Optional.empty()));
+    assertThat(db.getStatus().getPhase()).isEqualTo(Phase.Ready);
+
+    db.getSpec().setHibernated(true);
+    db.getMetadata().setGeneration(2L);
+    DatabaseStatus hibernated =
+        next(
+            db,
+            observed(
+                db,
+                Optional.of(sts("16", 0, 0, true)),
+                List.of(),
+                Optional.of(cron(true)),
+                Optional.empty()));
+    assertThat(reason(hibernated, Type.PROGRESSING)).isEqualTo("False Hibernated");
+    assertThat(lastNotes)
+        .extracting(EventRecorder.Note::reason)
+        .containsExactly("Hibernating", "Hibernated");
+
+    db.getSpec().setHibernated(false);
+    db.getMetadata().setGeneration(3L);
+    DatabaseStatus awake =
+        next(
+            db,
+            observed(
+                db,
+                Optional.of(sts("16", 2, 2, true)),
+                running,
+                Optional.of(cron(false)),
+                Optional.empty()));
+    assertThat(awake.getPhase()).isEqualTo(Phase.Ready);
+    assertThat(lastNotes).extracting(EventRecorder.Note::reason).containsExactly("Waking", "Ready");
+  }
+
+  @Test
   void aHibernatedDatabaseKeepsReportingWhatTheUserMustFix() {
     Database db = db("16.4", 1);
     db.getSpec().setHibernated(true);
