@@ -3,14 +3,12 @@ package dev.cellar.operator.tls;
 import dev.cellar.operator.cache.Memo;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.StringWriter;
+import java.io.StringReader;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
-import java.security.KeyPair;
-import java.security.KeyPairGenerator;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.PrivateKey;
@@ -18,7 +16,6 @@ import java.security.PublicKey;
 import java.security.SecureRandom;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
-import java.security.spec.ECGenParameterSpec;
 import java.security.spec.PKCS8EncodedKeySpec;
 import java.time.Duration;
 import java.time.Instant;
@@ -39,19 +36,19 @@ import org.bouncycastle.asn1.x509.GeneralName;
 import org.bouncycastle.asn1.x509.GeneralNames;
 import org.bouncycastle.asn1.x509.KeyPurposeId;
 import org.bouncycastle.asn1.x509.KeyUsage;
+import org.bouncycastle.cert.X509CertificateHolder;
 import org.bouncycastle.cert.X509v3CertificateBuilder;
-import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
-import org.bouncycastle.cert.jcajce.JcaX509ExtensionUtils;
-import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
-import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
-import org.bouncycastle.operator.ContentSigner;
+import org.bouncycastle.cert.bc.BcX509ExtensionUtils;
+import org.bouncycastle.crypto.params.ECPrivateKeyParameters;
 import org.bouncycastle.operator.OperatorCreationException;
-import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+import org.bouncycastle.util.io.pem.PemObject;
+import org.bouncycastle.util.io.pem.PemReader;
 
 /**
  * Issues and inspects the certificates of a Database: a CA of its own and a server certificate
  * signed by it. Keys are ECDSA P-256 (fast to make, read by every OpenSSL-based server and client);
- * signing uses the JDK's own provider, so no security provider is registered. PEM out, PEM in.
+ * keys are made and signatures written with Bouncy Castle's lightweight API ({@link P256}), checked
+ * with the JDK's own provider; no security provider is registered. PEM out, PEM in.
  */
 public final class Certificates {
   private Certificates() {}
@@ -107,25 +104,26 @@ public final class Certificates {
   /** A new self-signed CA named {@code commonName}. */
   public static Issued newCa(String commonName, Instant now) {
     try {
-      KeyPair keys = keyPair();
+      P256.Keys keys = P256.generate(RANDOM);
       X500Name subject = name(commonName);
       X509v3CertificateBuilder builder =
-          new JcaX509v3CertificateBuilder(
+          new X509v3CertificateBuilder(
               subject,
               serial(),
               Date.from(now.minus(BACKDATE)),
               Date.from(now.plus(CA_VALIDITY)),
               subject,
-              keys.getPublic());
-      JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
+              keys.publicKey());
       builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(0));
       builder.addExtension(
           Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
       builder.addExtension(
-          Extension.subjectKeyIdentifier, false, ext.createSubjectKeyIdentifier(keys.getPublic()));
-      X509Certificate cert = sign(builder, keys.getPrivate());
-      return new Issued(pem(cert), pem(keys.getPrivate()));
-    } catch (GeneralSecurityException | IOException | OperatorCreationException e) {
+          Extension.subjectKeyIdentifier,
+          false,
+          new BcX509ExtensionUtils().createSubjectKeyIdentifier(keys.publicKey()));
+      X509CertificateHolder cert = builder.build(P256.signer(keys.privateKey()));
+      return new Issued(pem(cert), keys.privateKeyPem());
+    } catch (IOException | OperatorCreationException e) {
       throw new IllegalStateException("cannot issue a CA: " + e, e);
     }
   }
@@ -163,19 +161,19 @@ public final class Certificates {
       Instant now,
       Duration validity) {
     try {
-      X509Certificate caCert = parse(ca.certificate());
-      PrivateKey caKey = privateKey(ca.privateKey());
-      KeyPair keys = keyPair();
+      X509CertificateHolder caCert = holder(ca.certificate());
+      ECPrivateKeyParameters caKey = P256.privateKey(ca.privateKey());
+      P256.Keys keys = P256.generate(RANDOM);
       Instant notBefore = now.minus(backdate(validity));
       X509v3CertificateBuilder builder =
-          new JcaX509v3CertificateBuilder(
-              caCert,
+          new X509v3CertificateBuilder(
+              caCert.getSubject(),
               serial(),
               Date.from(notBefore),
               Date.from(now.plus(validity)),
               name(commonName),
-              keys.getPublic());
-      JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
+              keys.publicKey());
+      BcX509ExtensionUtils ext = new BcX509ExtensionUtils();
       builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
       builder.addExtension(
           Extension.keyUsage,
@@ -190,23 +188,37 @@ public final class Certificates {
                 dnsNames.stream().map(Certificates::generalName).toArray(GeneralName[]::new)));
       }
       builder.addExtension(
-          Extension.subjectKeyIdentifier, false, ext.createSubjectKeyIdentifier(keys.getPublic()));
+          Extension.subjectKeyIdentifier, false, ext.createSubjectKeyIdentifier(keys.publicKey()));
       builder.addExtension(
           Extension.authorityKeyIdentifier, false, ext.createAuthorityKeyIdentifier(caCert));
-      X509Certificate cert = sign(builder, caKey);
-      Issued issued = new Issued(pem(cert), pem(keys.getPrivate()));
+      X509CertificateHolder cert = builder.build(P256.signer(caKey));
+      Issued issued = new Issued(pem(cert), keys.privateKeyPem());
       // What the checks would find, known here: the next reconcile need not verify it again.
+      Instant from = cert.getNotBefore().toInstant();
+      Instant to = cert.getNotAfter().toInstant();
       CHECKED.put(
           digest(
               issued.certificate(),
               issued.privateKey(),
               ca.certificate(),
               String.join(",", dnsNames)),
-          new Checked(Optional.empty(), renewalTime(cert), cert.getNotAfter().toInstant()));
+          new Checked(Optional.empty(), renewal(from, to), to));
       return issued;
-    } catch (GeneralSecurityException | IOException | OperatorCreationException e) {
+    } catch (IOException | OperatorCreationException e) {
       throw new IllegalStateException("cannot issue a certificate for " + commonName + ": " + e, e);
     }
+  }
+
+  /** The first certificate of a PEM text, as Bouncy Castle reads it (to issue with). */
+  private static X509CertificateHolder holder(String pem) throws IOException {
+    PemObject object;
+    try (PemReader reader = new PemReader(new StringReader(pem))) {
+      object = reader.readPemObject();
+    }
+    if (object == null || !"CERTIFICATE".equals(object.getType())) {
+      throw new IOException("no PEM certificate");
+    }
+    return new X509CertificateHolder(object.getContent());
   }
 
   /** The common name of a certificate's subject, or empty. */
@@ -402,12 +414,6 @@ public final class Certificates {
     }
   }
 
-  private static KeyPair keyPair() throws GeneralSecurityException {
-    KeyPairGenerator generator = KeyPairGenerator.getInstance("EC");
-    generator.initialize(new ECGenParameterSpec("secp256r1"), RANDOM);
-    return generator.generateKeyPair();
-  }
-
   private static BigInteger serial() {
     return new BigInteger(127, RANDOM).add(BigInteger.ONE);
   }
@@ -421,23 +427,7 @@ public final class Certificates {
         .build();
   }
 
-  private static X509Certificate sign(X509v3CertificateBuilder builder, PrivateKey key)
-      throws OperatorCreationException, GeneralSecurityException {
-    ContentSigner signer = new JcaContentSignerBuilder("SHA256withECDSA").build(key);
-    return new JcaX509CertificateConverter().getCertificate(builder.build(signer));
-  }
-
-  private static String pem(Object object) throws IOException {
-    StringWriter out = new StringWriter();
-    try (JcaPEMWriter writer = new JcaPEMWriter(out)) {
-      if (object instanceof PrivateKey key) {
-        // PKCS#8, which OpenSSL, libpq and MariaDB read for every key type.
-        writer.writeObject(
-            new org.bouncycastle.util.io.pem.PemObject("PRIVATE KEY", key.getEncoded()));
-      } else {
-        writer.writeObject(object);
-      }
-    }
-    return out.toString();
+  private static String pem(X509CertificateHolder cert) throws IOException {
+    return P256.pem("CERTIFICATE", cert.getEncoded());
   }
 }

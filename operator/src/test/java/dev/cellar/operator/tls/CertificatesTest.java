@@ -11,6 +11,13 @@ import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
+import org.bouncycastle.asn1.sec.SECObjectIdentifiers;
+import org.bouncycastle.asn1.x509.AuthorityKeyIdentifier;
+import org.bouncycastle.asn1.x509.Extension;
+import org.bouncycastle.asn1.x509.SubjectKeyIdentifier;
+import org.bouncycastle.asn1.x509.SubjectPublicKeyInfo;
+import org.bouncycastle.cert.jcajce.JcaX509ExtensionUtils;
 import org.junit.jupiter.api.Test;
 
 /** The certificates Cellar issues: names, validity, signatures and when they are renewed. */
@@ -71,6 +78,44 @@ class CertificatesTest {
     assertThat(cert.getNotBefore().toInstant()).isEqualTo(NOW.minus(Duration.ofMinutes(5)));
     assertThat(cert.getNotAfter().toInstant()).isEqualTo(NOW.plus(Duration.ofDays(90)));
     assertThat(cert.getSerialNumber().signum()).isPositive();
+  }
+
+  @Test
+  void keysNameTheirCurveAndTheServerCertificateNamesItsCasKey() throws Exception {
+    Certificates.Issued ca = Certificates.newCa("ca", NOW);
+    Certificates.Issued server =
+        Certificates.newServer(ca, topology().tlsDnsNames(), NOW, Duration.ofDays(90));
+    X509Certificate caCert = Certificates.parse(ca.certificate());
+    X509Certificate cert = Certificates.parse(server.certificate());
+    for (X509Certificate c : List.of(caCert, cert)) {
+      assertThat(c.getSigAlgName()).isEqualTo("SHA256withECDSA");
+      assertThat(
+              SubjectPublicKeyInfo.getInstance(c.getPublicKey().getEncoded())
+                  .getAlgorithm()
+                  .getParameters())
+          .as("the curve named, not spelled out")
+          .isEqualTo(SECObjectIdentifiers.secp256r1);
+    }
+    for (Certificates.Issued issued : List.of(ca, server)) {
+      // What the JDK (and so the pods' OpenSSL through PKCS#8) reads back.
+      java.security.PrivateKey key = Certificates.privateKey(issued.privateKey());
+      assertThat(key.getAlgorithm()).isEqualTo("EC");
+      assertThat(
+              PrivateKeyInfo.getInstance(key.getEncoded()).getPrivateKeyAlgorithm().getParameters())
+          .isEqualTo(SECObjectIdentifiers.secp256r1);
+    }
+    byte[] caKeyId =
+        SubjectKeyIdentifier.getInstance(
+                JcaX509ExtensionUtils.parseExtensionValue(
+                    caCert.getExtensionValue(Extension.subjectKeyIdentifier.getId())))
+            .getKeyIdentifier();
+    byte[] issuerKeyId =
+        AuthorityKeyIdentifier.getInstance(
+                JcaX509ExtensionUtils.parseExtensionValue(
+                    cert.getExtensionValue(Extension.authorityKeyIdentifier.getId())))
+            .getKeyIdentifier();
+    assertThat(issuerKeyId).isEqualTo(caKeyId);
+    assertThat(cert.getIssuerX500Principal()).isEqualTo(caCert.getSubjectX500Principal());
   }
 
   @Test
