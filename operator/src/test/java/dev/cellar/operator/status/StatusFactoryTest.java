@@ -426,31 +426,34 @@ class StatusFactoryTest {
 
   static List<EventRecorder.Note> lastNotes = List.of();
 
-  @Test
-  void hibernationStopsThePodsPausesBackupsAndWakingBringsThemBack() {
-    Database db = db("16", 2);
-    List<Pod> running = List.of(pod("orders-0", true), pod("orders-1", true));
-    next(
+  /** The next status of {@code db} with its StatefulSet, pods and backup CronJob's pause. */
+  static DatabaseStatus step(
+      Database db, StatefulSet sts, List<Pod> pods, boolean backupsSuspended) {
+    return next(
         db,
         observed(
-            db,
-            Optional.of(sts("16", 2, 2, true)),
-            running,
-            Optional.of(cron(false)),
-            Optional.empty()));
-    assertThat(db.getStatus().getPhase()).isEqualTo(Phase.Ready);
+            db, Optional.of(sts), pods, Optional.of(cron(backupsSuspended)), Optional.empty()));
+  }
 
+  static List<Pod> twoRunning() {
+    return List.of(pod("orders-0", true), pod("orders-1", true));
+  }
+
+  /** A Database of two replicas, Ready with {@code running}, then asked to hibernate. */
+  static Database readyThenHibernated(List<Pod> running) {
+    Database db = db("16", 2);
+    step(db, sts("16", 2, 2, true), running, false);
+    assertThat(db.getStatus().getPhase()).isEqualTo(Phase.Ready);
     db.getSpec().setHibernated(true);
     db.getMetadata().setGeneration(2L);
-    DatabaseStatus stopping =
-        next(
-            db,
-            observed(
-                db,
-                Optional.of(sts("16", 2, 2, true)),
-                running,
-                Optional.of(cron(false)),
-                Optional.empty()));
+    return db;
+  }
+
+  @Test
+  void hibernationStopsThePodsPausesBackupsAndWakingBringsThemBack() {
+    List<Pod> running = twoRunning();
+    Database db = readyThenHibernated(running);
+    DatabaseStatus stopping = step(db, sts("16", 2, 2, true), running, false);
     assertThat(stopping.getPhase()).isEqualTo(Phase.Hibernated);
     assertThat(reason(stopping, Type.READY)).isEqualTo("False Hibernated");
     assertThat(reason(stopping, Type.AVAILABLE)).isEqualTo("False Hibernated");
@@ -460,15 +463,7 @@ class StatusFactoryTest {
     assertThat(condition(stopping, Type.BACKUP_READY).getMessage()).contains("paused");
     assertThat(lastNotes).extracting(EventRecorder.Note::reason).containsExactly("Hibernating");
 
-    DatabaseStatus hibernated =
-        next(
-            db,
-            observed(
-                db,
-                Optional.of(sts("16", 0, 0, true)),
-                List.of(),
-                Optional.of(cron(true)),
-                Optional.empty()));
+    DatabaseStatus hibernated = step(db, sts("16", 0, 0, true), List.of(), true);
     assertThat(hibernated.getPhase()).isEqualTo(Phase.Hibernated);
     assertThat(reason(hibernated, Type.PROGRESSING)).isEqualTo("False Hibernated");
     assertThat(hibernated.getReplicas()).as("the spec's count, not a scale to zero").isEqualTo(2);
@@ -490,15 +485,7 @@ class StatusFactoryTest {
 
     db.getSpec().setHibernated(false);
     db.getMetadata().setGeneration(3L);
-    DatabaseStatus waking =
-        next(
-            db,
-            observed(
-                db,
-                Optional.of(sts("16", 0, 0, true)),
-                List.of(),
-                Optional.of(cron(true)),
-                Optional.empty()));
+    DatabaseStatus waking = step(db, sts("16", 0, 0, true), List.of(), true);
     assertThat(waking.getPhase()).isEqualTo(Phase.Updating);
     assertThat(reason(waking, Type.PROGRESSING)).isEqualTo("True Waking");
     assertThat(reason(waking, Type.READY)).isEqualTo("False PodsNotReady");
@@ -519,15 +506,7 @@ class StatusFactoryTest {
         .isEqualTo("True Waking");
     assertThat(reason(halfway, Type.DEGRADED)).isEqualTo("False AsExpected");
 
-    DatabaseStatus awake =
-        next(
-            db,
-            observed(
-                db,
-                Optional.of(sts("16", 2, 2, true)),
-                running,
-                Optional.of(cron(false)),
-                Optional.empty()));
+    DatabaseStatus awake = step(db, sts("16", 2, 2, true), running, false);
     assertThat(awake.getPhase()).isEqualTo(Phase.Ready);
     assertThat(reason(awake, Type.PROGRESSING)).isEqualTo("False Reconciled");
     assertThat(reason(awake, Type.BACKUP_READY)).isEqualTo("True Scheduled");
@@ -536,29 +515,9 @@ class StatusFactoryTest {
 
   @Test
   void podsThatStopOrStartWithinOneReconcileStillGetTheirStartEvents() {
-    Database db = db("16", 2);
-    List<Pod> running = List.of(pod("orders-0", true), pod("orders-1", true));
-    next(
-        db,
-        observed(
-            db,
-            Optional.of(sts("16", 2, 2, true)),
-            running,
-            Optional.of(cron(false)),
-            Optional.empty()));
-    assertThat(db.getStatus().getPhase()).isEqualTo(Phase.Ready);
-
-    db.getSpec().setHibernated(true);
-    db.getMetadata().setGeneration(2L);
-    DatabaseStatus hibernated =
-        next(
-            db,
-            observed(
-                db,
-                Optional.of(sts("16", 0, 0, true)),
-                List.of(),
-                Optional.of(cron(true)),
-                Optional.empty()));
+    List<Pod> running = twoRunning();
+    Database db = readyThenHibernated(running);
+    DatabaseStatus hibernated = step(db, sts("16", 0, 0, true), List.of(), true);
     assertThat(reason(hibernated, Type.PROGRESSING)).isEqualTo("False Hibernated");
     assertThat(lastNotes)
         .extracting(EventRecorder.Note::reason)
@@ -566,15 +525,7 @@ class StatusFactoryTest {
 
     db.getSpec().setHibernated(false);
     db.getMetadata().setGeneration(3L);
-    DatabaseStatus awake =
-        next(
-            db,
-            observed(
-                db,
-                Optional.of(sts("16", 2, 2, true)),
-                running,
-                Optional.of(cron(false)),
-                Optional.empty()));
+    DatabaseStatus awake = step(db, sts("16", 2, 2, true), running, false);
     assertThat(awake.getPhase()).isEqualTo(Phase.Ready);
     assertThat(lastNotes).extracting(EventRecorder.Note::reason).containsExactly("Waking", "Ready");
   }
