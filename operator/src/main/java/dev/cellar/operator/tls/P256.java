@@ -31,9 +31,9 @@ import org.bouncycastle.util.io.pem.PemWriter;
 /**
  * P-256 keys and ECDSA signatures for the certificates Cellar issues, through Bouncy Castle's
  * lightweight API. The JDK's own P-256 code multiplies the base point without precomputed tables
- * and runs under C1 here: making the two keys and two signatures of a new Database was about 13 %
- * of the operator's CPU while 500 Databases converged (docs/benchmarks.md); Bouncy Castle's curve
- * with its fixed-point comb does the same about four times faster. Verifying stays with the JDK.
+ * and runs under C1 here; Bouncy Castle's curve uses a fixed-point comb, and makes a Database's CA
+ * and server certificate in a third of the time (docs/benchmarks.md, eleventh pass). Checking
+ * certificates stays with the JDK.
  */
 final class P256 {
   private P256() {}
