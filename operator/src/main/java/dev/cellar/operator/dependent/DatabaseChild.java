@@ -132,7 +132,11 @@ abstract class DatabaseChild<R extends HasMetadata>
     }
     // The cache keeps part of some children (CachePruning): those are compared as the server has
     // them. One deleted meanwhile does not match; the update recreates it.
-    R whole = CachePruning.specPruned(actual) ? readWhole(actual, context).orElse(null) : actual;
+    R whole =
+        CachePruning.specPruned(actual)
+            ? read(actual.getMetadata().getNamespace(), actual.getMetadata().getName(), context)
+                .orElse(null)
+            : actual;
     if (whole == null) {
       return Matcher.Result.computed(false, desired);
     }
@@ -141,10 +145,6 @@ abstract class DatabaseChild<R extends HasMetadata>
       knownMatches.remember(whole, wanted);
     }
     return result;
-  }
-
-  private Optional<R> readWhole(R actual, Context<Database> context) {
-    return read(actual.getMetadata().getNamespace(), actual.getMetadata().getName(), context);
   }
 
   /**

@@ -3,7 +3,6 @@ package dev.cellar.operator.tls;
 import dev.cellar.operator.cache.Memo;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.StringReader;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -41,8 +40,6 @@ import org.bouncycastle.cert.X509v3CertificateBuilder;
 import org.bouncycastle.cert.bc.BcX509ExtensionUtils;
 import org.bouncycastle.crypto.params.ECPrivateKeyParameters;
 import org.bouncycastle.operator.OperatorCreationException;
-import org.bouncycastle.util.io.pem.PemObject;
-import org.bouncycastle.util.io.pem.PemReader;
 
 /**
  * Issues and inspects the certificates of a Database: a CA of its own and a server certificate
@@ -211,14 +208,7 @@ public final class Certificates {
 
   /** The first certificate of a PEM text, as Bouncy Castle reads it (to issue with). */
   private static X509CertificateHolder holder(String pem) throws IOException {
-    PemObject object;
-    try (PemReader reader = new PemReader(new StringReader(pem))) {
-      object = reader.readPemObject();
-    }
-    if (object == null || !"CERTIFICATE".equals(object.getType())) {
-      throw new IOException("no PEM certificate");
-    }
-    return new X509CertificateHolder(object.getContent());
+    return new X509CertificateHolder(Pem.read(pem, "CERTIFICATE"));
   }
 
   /** The common name of a certificate's subject, or empty. */
@@ -428,6 +418,6 @@ public final class Certificates {
   }
 
   private static String pem(X509CertificateHolder cert) throws IOException {
-    return P256.pem("CERTIFICATE", cert.getEncoded());
+    return Pem.write("CERTIFICATE", cert.getEncoded());
   }
 }

@@ -1,8 +1,6 @@
 package dev.cellar.operator.tls;
 
 import java.io.IOException;
-import java.io.StringReader;
-import java.io.StringWriter;
 import java.security.SecureRandom;
 import org.bouncycastle.asn1.ASN1ObjectIdentifier;
 import org.bouncycastle.asn1.nist.NISTObjectIdentifiers;
@@ -24,9 +22,6 @@ import org.bouncycastle.crypto.util.PrivateKeyFactory;
 import org.bouncycastle.operator.ContentSigner;
 import org.bouncycastle.operator.OperatorCreationException;
 import org.bouncycastle.operator.bc.BcECContentSignerBuilder;
-import org.bouncycastle.util.io.pem.PemObject;
-import org.bouncycastle.util.io.pem.PemReader;
-import org.bouncycastle.util.io.pem.PemWriter;
 
 /**
  * P-256 keys and ECDSA signatures for the certificates Cellar issues, through Bouncy Castle's
@@ -61,7 +56,7 @@ final class P256 {
               new AlgorithmIdentifier(X9ObjectIdentifiers.id_ecPublicKey, CURVE_ID),
               new ECPrivateKey(
                   CURVE.getN().bitLength(), privateKey.getD(), publicKey.getPublicKeyData(), null));
-      return pem("PRIVATE KEY", info.getEncoded());
+      return Pem.write("PRIVATE KEY", info.getEncoded());
     }
   }
 
@@ -82,14 +77,8 @@ final class P256 {
    * read as Bouncy Castle's generic one and still signs.
    */
   static ECPrivateKeyParameters privateKey(String pem) throws IOException {
-    PemObject object;
-    try (PemReader reader = new PemReader(new StringReader(pem))) {
-      object = reader.readPemObject();
-    }
-    if (object == null) {
-      throw new IOException("no PEM object");
-    }
-    if (!(PrivateKeyFactory.createKey(object.getContent()) instanceof ECPrivateKeyParameters key)) {
+    if (!(PrivateKeyFactory.createKey(Pem.read(pem, "PRIVATE KEY"))
+        instanceof ECPrivateKeyParameters key)) {
       throw new IOException("not an EC private key");
     }
     return key.getParameters() instanceof ECNamedDomainParameters named
@@ -100,13 +89,5 @@ final class P256 {
 
   static ContentSigner signer(ECPrivateKeyParameters key) throws OperatorCreationException {
     return new BcECContentSignerBuilder(SIGNATURE, DIGEST).build(key);
-  }
-
-  static String pem(String type, byte[] der) throws IOException {
-    StringWriter out = new StringWriter();
-    try (PemWriter writer = new PemWriter(out)) {
-      writer.writeObject(new PemObject(type, der));
-    }
-    return out.toString();
   }
 }
