@@ -118,7 +118,7 @@ class MajorUpgradeRealNodeIT {
                 engine,
                 "orders",
                 "read",
-                engine.readRow().command("orders", "\"$DB_NAME\""),
+                engine.reachable("orders") + engine.readRow().command("orders", "\"$DB_NAME\""),
                 false))
         .isEqualToIgnoringWhitespace("row 1");
   }

@@ -172,7 +172,7 @@ class ObjectStoreRealNodeIT {
                 engine,
                 "ledger",
                 "write",
-                engine.writeRow().replace("-h orders", "-h ledger"),
+                engine.reachable("ledger") + engine.writeRow().replace("-h orders", "-h ledger"),
                 false))
         .isEmpty();
 
@@ -226,7 +226,13 @@ class ObjectStoreRealNodeIT {
             + seconds(start)
             + " s");
     assertThat(
-            client(ns, engine, "copy", "read-copy", engine.readRow().command("copy", db), false)
+            client(
+                    ns,
+                    engine,
+                    "copy",
+                    "read-copy",
+                    engine.reachable("copy") + engine.readRow().command("copy", db),
+                    false)
                 .strip())
         .as("the row in the Database started from the bucket")
         .isEqualTo("real");

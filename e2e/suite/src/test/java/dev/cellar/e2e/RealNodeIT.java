@@ -809,7 +809,23 @@ class RealNodeIT {
       String writeRow,
       ReadRow readRow,
       String replicaRoleQuery,
-      String replicaRoleAnswer) {}
+      String replicaRoleAnswer) {
+
+    /**
+     * A script's prefix that waits (60 s at most) until HOST's Service takes a TCP connection. A
+     * Database is Ready when its primary is; the Service's endpoints and kube-proxy's rules follow
+     * a moment later, and a client started at once can be refused. A client's first contact with a
+     * Database of one replica just Ready waits this way, as an application's connection retries do.
+     */
+    String reachable(String host) {
+      int port = name.equals("postgresql") ? 5432 : 3306;
+      return "for i in $(seq 1 60); do (: <>/dev/tcp/"
+          + host
+          + "/"
+          + port
+          + ") 2>/dev/null && break; sleep 1; done; ";
+    }
+  }
 
   interface ReadRow {
     /** A command that prints the row's value, read from HOST in database DB. */
@@ -895,7 +911,7 @@ class RealNodeIT {
                     engine,
                     "restored",
                     "restored",
-                    engine.readRow.command("restored", db),
+                    engine.reachable("restored") + engine.readRow.command("restored", db),
                     false)
                 .strip())
         .as("the row in the Database restored from orders' latest dump")
