@@ -375,14 +375,10 @@ public final class Certificates {
 
   /** A PKCS#8 private key ("BEGIN PRIVATE KEY"), EC. */
   static PrivateKey privateKey(String pem) {
-    String body =
-        pem.replace("-----BEGIN PRIVATE KEY-----", "")
-            .replace("-----END PRIVATE KEY-----", "")
-            .replaceAll("\\s", "");
     try {
       return KeyFactory.getInstance("EC")
-          .generatePrivate(new PKCS8EncodedKeySpec(Base64.getDecoder().decode(body)));
-    } catch (GeneralSecurityException | IllegalArgumentException e) {
+          .generatePrivate(new PKCS8EncodedKeySpec(Pem.read(pem, "PRIVATE KEY")));
+    } catch (GeneralSecurityException | IOException | IllegalArgumentException e) {
       throw new IllegalArgumentException("not a PKCS#8 EC private key", e);
     }
   }
