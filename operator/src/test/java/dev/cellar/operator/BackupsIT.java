@@ -12,6 +12,7 @@ import dev.cellar.api.v1.Phase;
 import dev.cellar.operator.status.Conditions.Reason;
 import dev.cellar.operator.status.Conditions.Type;
 import dev.cellar.testkit.LocalCluster;
+import dev.cellar.testkit.LocalOperator;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
@@ -21,7 +22,6 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.javaoperatorsdk.operator.junit.LocallyRunOperatorExtension;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -37,10 +37,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class BackupsIT extends ReconcilerTestBase {
   static final KubernetesClient client = LocalCluster.get().newClient();
 
-  @RegisterExtension static LocallyRunOperatorExtension operator = operatorOn(client);
+  @RegisterExtension static LocalOperator<Database> operator = operatorOn(client);
 
   @Override
-  LocallyRunOperatorExtension operator() {
+  LocalOperator<Database> operator() {
     return operator;
   }
 

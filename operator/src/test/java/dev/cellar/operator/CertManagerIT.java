@@ -14,13 +14,13 @@ import dev.cellar.operator.dependent.PodMonitorDependent;
 import dev.cellar.operator.status.Conditions.Type;
 import dev.cellar.operator.tls.Certificates;
 import dev.cellar.testkit.LocalCluster;
+import dev.cellar.testkit.LocalOperator;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.javaoperatorsdk.operator.junit.LocallyRunOperatorExtension;
 import io.javaoperatorsdk.operator.processing.dependent.workflow.CRDPresentActivationCondition;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -43,10 +43,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class CertManagerIT extends ReconcilerTestBase {
   static final KubernetesClient client = LocalCluster.get().newClient();
 
-  @RegisterExtension static LocallyRunOperatorExtension operator = operatorOn(client, KWOK_AGENT);
+  @RegisterExtension static LocalOperator<Database> operator = operatorOn(client, KWOK_AGENT);
 
   @Override
-  LocallyRunOperatorExtension operator() {
+  LocalOperator<Database> operator() {
     return operator;
   }
 

@@ -12,6 +12,7 @@ import dev.cellar.api.v1.Phase;
 import dev.cellar.operator.status.Conditions.Reason;
 import dev.cellar.operator.status.Conditions.Type;
 import dev.cellar.testkit.LocalCluster;
+import dev.cellar.testkit.LocalOperator;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
@@ -29,7 +30,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.javaoperatorsdk.operator.junit.LocallyRunOperatorExtension;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
@@ -46,10 +46,10 @@ import org.junit.jupiter.params.provider.EnumSource;
 class DatabaseReconcilerIT extends ReconcilerTestBase {
   static final KubernetesClient client = LocalCluster.get().newClient();
 
-  @RegisterExtension static LocallyRunOperatorExtension operator = operatorOn(client);
+  @RegisterExtension static LocalOperator<Database> operator = operatorOn(client);
 
   @Override
-  LocallyRunOperatorExtension operator() {
+  LocalOperator<Database> operator() {
     return operator;
   }
 

@@ -10,6 +10,7 @@ import dev.cellar.api.v1.Phase;
 import dev.cellar.operator.status.Conditions.Reason;
 import dev.cellar.operator.status.Conditions.Type;
 import dev.cellar.testkit.LocalCluster;
+import dev.cellar.testkit.LocalOperator;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -17,7 +18,6 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.javaoperatorsdk.operator.junit.LocallyRunOperatorExtension;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -26,10 +26,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class DayTwoIT extends ReconcilerTestBase {
   static final KubernetesClient client = LocalCluster.get().newClient();
 
-  @RegisterExtension static LocallyRunOperatorExtension operator = operatorOn(client);
+  @RegisterExtension static LocalOperator<Database> operator = operatorOn(client);
 
   @Override
-  LocallyRunOperatorExtension operator() {
+  LocalOperator<Database> operator() {
     return operator;
   }
 

@@ -12,13 +12,13 @@ import dev.cellar.operator.failover.InstanceAgent;
 import dev.cellar.operator.replication.ReplicationLag;
 import dev.cellar.operator.status.Conditions.Type;
 import dev.cellar.testkit.LocalCluster;
+import dev.cellar.testkit.LocalOperator;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceQuotaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.javaoperatorsdk.operator.junit.LocallyRunOperatorExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -83,10 +83,10 @@ class FailoverIT extends ReconcilerTestBase {
         }
       };
 
-  @RegisterExtension static LocallyRunOperatorExtension operator = operatorOn(client, FAKE);
+  @RegisterExtension static LocalOperator<Database> operator = operatorOn(client, FAKE);
 
   @Override
-  LocallyRunOperatorExtension operator() {
+  LocalOperator<Database> operator() {
     return operator;
   }
 

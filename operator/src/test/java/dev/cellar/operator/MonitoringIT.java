@@ -11,6 +11,7 @@ import dev.cellar.api.v1.Phase;
 import dev.cellar.operator.dependent.PodMonitor;
 import dev.cellar.operator.dependent.PodMonitorDependent;
 import dev.cellar.testkit.LocalCluster;
+import dev.cellar.testkit.LocalOperator;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.EnvVar;
@@ -24,7 +25,6 @@ import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.javaoperatorsdk.operator.junit.LocallyRunOperatorExtension;
 import io.javaoperatorsdk.operator.processing.dependent.workflow.CRDPresentActivationCondition;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -48,10 +48,10 @@ class MonitoringIT extends ReconcilerTestBase {
 
   // Turning monitoring off rolls a 2-pod Database: Cellar switches over before the primary's
   // pod goes, which needs an agent (kwok's pods run no server).
-  @RegisterExtension static LocallyRunOperatorExtension operator = operatorOn(client, KWOK_AGENT);
+  @RegisterExtension static LocalOperator<Database> operator = operatorOn(client, KWOK_AGENT);
 
   @Override
-  LocallyRunOperatorExtension operator() {
+  LocalOperator<Database> operator() {
     return operator;
   }
 

@@ -11,11 +11,11 @@ import dev.cellar.api.v1.NetworkPolicySpec;
 import dev.cellar.api.v1.PeerSelector;
 import dev.cellar.api.v1.Phase;
 import dev.cellar.testkit.LocalCluster;
+import dev.cellar.testkit.LocalOperator;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.javaoperatorsdk.operator.junit.LocallyRunOperatorExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -31,10 +31,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class NetworkPolicyIT extends ReconcilerTestBase {
   static final KubernetesClient client = LocalCluster.get().newClient();
 
-  @RegisterExtension static LocallyRunOperatorExtension operator = operatorOn(client);
+  @RegisterExtension static LocalOperator<Database> operator = operatorOn(client);
 
   @Override
-  LocallyRunOperatorExtension operator() {
+  LocalOperator<Database> operator() {
     return operator;
   }
 

@@ -11,11 +11,11 @@ import dev.cellar.api.v1.Phase;
 import dev.cellar.operator.failover.InstanceAgent;
 import dev.cellar.operator.status.Conditions.Type;
 import dev.cellar.testkit.LocalCluster;
+import dev.cellar.testkit.LocalOperator;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.javaoperatorsdk.operator.junit.LocallyRunOperatorExtension;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
@@ -73,10 +73,10 @@ class PasswordRotationIT extends ReconcilerTestBase {
         }
       };
 
-  @RegisterExtension static LocallyRunOperatorExtension operator = operatorOn(client, FAKE);
+  @RegisterExtension static LocalOperator<Database> operator = operatorOn(client, FAKE);
 
   @Override
-  LocallyRunOperatorExtension operator() {
+  LocalOperator<Database> operator() {
     return operator;
   }
 

@@ -10,10 +10,10 @@ import dev.cellar.operator.cache.CachePruning;
 import dev.cellar.operator.failover.InstanceAgent;
 import dev.cellar.operator.status.ConditionSet;
 import dev.cellar.operator.status.Conditions.Type;
+import dev.cellar.testkit.LocalOperator;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.javaoperatorsdk.operator.junit.LocallyRunOperatorExtension;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -24,27 +24,18 @@ abstract class ReconcilerTestBase {
   static final Duration CONVERGE = Duration.ofSeconds(90);
 
   /** The reconciler in this JVM, on {@code client} (which the extension closes after the class). */
-  static LocallyRunOperatorExtension operatorOn(KubernetesClient client) {
-    return LocallyRunOperatorExtension.builder()
-        .withKubernetesClient(client)
-        // One namespace per class: the Databases' cache is pruned, as CellarOperator does.
-        .withReconciler(new DatabaseReconciler(), c -> c.withItemStore(CachePruning.store()))
-        .oneNamespacePerClass(true)
-        .waitForNamespaceDeletion(false)
-        .build();
+  static LocalOperator<Database> operatorOn(KubernetesClient client) {
+    // The Databases' cache is pruned, as CellarOperator does.
+    return LocalOperator.of(
+        client, new DatabaseReconciler(), c -> c.withItemStore(CachePruning.store()));
   }
 
   /**
    * The reconciler in this JVM whose failover and password steps ask {@code agent} (kwok runs no
    * server to exec into).
    */
-  static LocallyRunOperatorExtension operatorOn(KubernetesClient client, InstanceAgent agent) {
-    return LocallyRunOperatorExtension.builder()
-        .withKubernetesClient(client)
-        .withReconciler(new DatabaseReconciler(c -> agent))
-        .oneNamespacePerClass(true)
-        .waitForNamespaceDeletion(false)
-        .build();
+  static LocalOperator<Database> operatorOn(KubernetesClient client, InstanceAgent agent) {
+    return LocalOperator.of(client, new DatabaseReconciler(c -> agent));
   }
 
   /**
@@ -82,7 +73,7 @@ abstract class ReconcilerTestBase {
         }
       };
 
-  abstract LocallyRunOperatorExtension operator();
+  abstract LocalOperator<Database> operator();
 
   KubernetesClient client() {
     return operator().getKubernetesClient();

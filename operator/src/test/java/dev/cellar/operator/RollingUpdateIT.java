@@ -10,6 +10,7 @@ import dev.cellar.api.v1.Phase;
 import dev.cellar.operator.failover.InstanceAgent;
 import dev.cellar.operator.status.Conditions.Type;
 import dev.cellar.testkit.LocalCluster;
+import dev.cellar.testkit.LocalOperator;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.Watch;
@@ -17,7 +18,6 @@ import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.javaoperatorsdk.operator.junit.LocallyRunOperatorExtension;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -66,10 +66,10 @@ class RollingUpdateIT extends ReconcilerTestBase {
         }
       };
 
-  @RegisterExtension static LocallyRunOperatorExtension operator = operatorOn(client, FAKE);
+  @RegisterExtension static LocalOperator<Database> operator = operatorOn(client, FAKE);
 
   @Override
-  LocallyRunOperatorExtension operator() {
+  LocalOperator<Database> operator() {
     return operator;
   }
 

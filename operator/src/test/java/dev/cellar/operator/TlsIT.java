@@ -14,6 +14,7 @@ import dev.cellar.operator.status.Conditions.Type;
 import dev.cellar.operator.tls.Certificates;
 import dev.cellar.operator.tls.TlsReload;
 import dev.cellar.testkit.LocalCluster;
+import dev.cellar.testkit.LocalOperator;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
@@ -26,7 +27,6 @@ import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
-import io.javaoperatorsdk.operator.junit.LocallyRunOperatorExtension;
 import java.nio.charset.StandardCharsets;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
@@ -87,10 +87,10 @@ class TlsIT extends ReconcilerTestBase {
         }
       };
 
-  @RegisterExtension static LocallyRunOperatorExtension operator = operatorOn(client, FAKE);
+  @RegisterExtension static LocalOperator<Database> operator = operatorOn(client, FAKE);
 
   @Override
-  LocallyRunOperatorExtension operator() {
+  LocalOperator<Database> operator() {
     return operator;
   }
 

@@ -17,10 +17,10 @@ import dev.cellar.operator.Keys;
 import dev.cellar.operator.cache.CachePruning;
 import dev.cellar.testkit.LocalCluster;
 import dev.cellar.testkit.LocalClusterExtension;
+import dev.cellar.testkit.LocalOperator;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.javaoperatorsdk.operator.junit.LocallyRunOperatorExtension;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -57,13 +57,8 @@ class PluginIT {
   static final KubernetesClient admin = LocalCluster.get().newClient();
 
   @RegisterExtension
-  static LocallyRunOperatorExtension operator =
-      LocallyRunOperatorExtension.builder()
-          .withKubernetesClient(admin)
-          .withReconciler(new DatabaseReconciler(), c -> c.withItemStore(CachePruning.store()))
-          .oneNamespacePerClass(true)
-          .waitForNamespaceDeletion(false)
-          .build();
+  static LocalOperator<Database> operator =
+      LocalOperator.of(admin, new DatabaseReconciler(), c -> c.withItemStore(CachePruning.store()));
 
   @RegisterExtension static LocalClusterExtension cluster = new LocalClusterExtension();
 

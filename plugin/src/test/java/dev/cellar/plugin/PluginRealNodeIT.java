@@ -12,8 +12,8 @@ import dev.cellar.api.v1.Phase;
 import dev.cellar.operator.DatabaseReconciler;
 import dev.cellar.operator.cache.CachePruning;
 import dev.cellar.testkit.LocalCluster;
+import dev.cellar.testkit.LocalOperator;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.javaoperatorsdk.operator.junit.LocallyRunOperatorExtension;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -74,13 +74,9 @@ class PluginRealNodeIT {
   }
 
   @RegisterExtension
-  static LocallyRunOperatorExtension operator =
-      LocallyRunOperatorExtension.builder()
-          .withKubernetesClient(admin())
-          .withReconciler(new DatabaseReconciler(), c -> c.withItemStore(CachePruning.store()))
-          .oneNamespacePerClass(true)
-          .waitForNamespaceDeletion(false)
-          .build();
+  static LocalOperator<Database> operator =
+      LocalOperator.of(
+          admin(), new DatabaseReconciler(), c -> c.withItemStore(CachePruning.store()));
 
   static Database awaitReady(String name) {
     await(name + " Ready")

@@ -7,19 +7,13 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.function.BooleanSupplier;
 
 /**
- * /healthz, /readyz and /metrics. Liveness is judged over a window: JOSDK reports an informer
- * unhealthy while its watch reconnects (an API server restart), which must not restart the pod.
+ * /healthz, /readyz and /metrics. Liveness is JOSDK's health of the event sources: since 5.3 an
+ * informer counts as healthy while it runs and has synced, so a watch that reconnects (an API
+ * server restart) no longer fails it, and 5.2's need for a grace window went with it.
  */
 public final class OperatorHttpServer implements AutoCloseable {
-  /** How long the event sources may stay unhealthy before liveness fails. */
-  public static final Duration UNHEALTHY_GRACE = Duration.ofSeconds(90);
-
   private final HttpServer server;
 
   /** The Prometheus text format that {@link OperatorMetrics#scrape()} writes. */
@@ -31,15 +25,14 @@ public final class OperatorHttpServer implements AutoCloseable {
 
   public static OperatorHttpServer start(int port, Operator operator, OperatorMetrics metrics)
       throws IOException {
-    HealthWindow window =
-        new HealthWindow(
-            () ->
-                !operator.getRuntimeInfo().isStarted()
-                    || operator.getRuntimeInfo().allEventSourcesAreHealthy(),
-            UNHEALTHY_GRACE,
-            Clock.systemUTC());
     HttpServer server = HttpServer.create(new InetSocketAddress(port), 0);
-    server.createContext("/healthz", exchange -> respond(exchange, window.healthy()));
+    server.createContext(
+        "/healthz",
+        exchange ->
+            respond(
+                exchange,
+                !operator.getRuntimeInfo().isStarted()
+                    || operator.getRuntimeInfo().allEventSourcesAreHealthy()));
     server.createContext(
         "/readyz", exchange -> respond(exchange, operator.getRuntimeInfo().isStarted()));
     server.createContext(
@@ -66,31 +59,5 @@ public final class OperatorHttpServer implements AutoCloseable {
   @Override
   public void close() {
     server.stop(0);
-  }
-
-  /** Healthy unless the check has failed continuously for longer than the grace period. */
-  static final class HealthWindow {
-    private final BooleanSupplier check;
-    private final Duration grace;
-    private final Clock clock;
-    private Instant unhealthySince;
-
-    HealthWindow(BooleanSupplier check, Duration grace, Clock clock) {
-      this.check = check;
-      this.grace = grace;
-      this.clock = clock;
-    }
-
-    synchronized boolean healthy() {
-      if (check.getAsBoolean()) {
-        unhealthySince = null;
-        return true;
-      }
-      Instant now = clock.instant();
-      if (unhealthySince == null) {
-        unhealthySince = now;
-      }
-      return Duration.between(unhealthySince, now).compareTo(grace) <= 0;
-    }
   }
 }

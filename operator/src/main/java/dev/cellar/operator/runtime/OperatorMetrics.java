@@ -230,44 +230,43 @@ public final class OperatorMetrics implements Metrics {
   }
 
   @Override
-  public void receivedEvent(Event event, Map<String, Object> metadata) {
-    josdk.receivedEvent(event, metadata);
+  public void eventReceived(Event event, Map<String, Object> metadata) {
+    josdk.eventReceived(event, metadata);
   }
 
   @Override
-  public void reconcileCustomResource(
+  public void reconciliationSubmitted(
       HasMetadata resource, RetryInfo retryInfo, Map<String, Object> metadata) {
-    josdk.reconcileCustomResource(resource, retryInfo, metadata);
+    josdk.reconciliationSubmitted(resource, retryInfo, metadata);
   }
 
   @Override
-  public void failedReconciliation(
-      HasMetadata resource, Exception exception, Map<String, Object> metadata) {
-    josdk.failedReconciliation(resource, exception, metadata);
+  public void reconciliationStarted(HasMetadata resource, Map<String, Object> metadata) {
+    josdk.reconciliationStarted(resource, metadata);
   }
 
   @Override
-  public void reconciliationExecutionStarted(HasMetadata resource, Map<String, Object> metadata) {
-    josdk.reconciliationExecutionStarted(resource, metadata);
+  public void reconciliationFailed(
+      HasMetadata resource,
+      RetryInfo retryInfo,
+      Exception exception,
+      Map<String, Object> metadata) {
+    josdk.reconciliationFailed(resource, retryInfo, exception, metadata);
   }
 
   @Override
-  public void reconciliationExecutionFinished(HasMetadata resource, Map<String, Object> metadata) {
-    josdk.reconciliationExecutionFinished(resource, metadata);
+  public void reconciliationSucceeded(HasMetadata resource, Map<String, Object> metadata) {
+    josdk.reconciliationSucceeded(resource, metadata);
   }
 
   @Override
-  public void cleanupDoneFor(ResourceID resourceID, Map<String, Object> metadata) {
-    josdk.cleanupDoneFor(resourceID, metadata);
+  public void reconciliationFinished(
+      HasMetadata resource, RetryInfo retryInfo, Map<String, Object> metadata) {
+    josdk.reconciliationFinished(resource, retryInfo, metadata);
   }
 
   @Override
-  public void finishedReconciliation(HasMetadata resource, Map<String, Object> metadata) {
-    josdk.finishedReconciliation(resource, metadata);
-  }
-
-  @Override
-  public <T extends Map<?, ?>> T monitorSizeOf(T map, String name) {
-    return josdk.monitorSizeOf(map, name);
+  public void cleanupDone(ResourceID resourceID, Map<String, Object> metadata) {
+    josdk.cleanupDone(resourceID, metadata);
   }
 }

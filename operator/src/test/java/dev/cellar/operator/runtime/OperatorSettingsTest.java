@@ -3,12 +3,7 @@ package dev.cellar.operator.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 class OperatorSettingsTest {
@@ -66,44 +61,5 @@ class OperatorSettingsTest {
             "HTTP_PORT",
             "LOG_FORMAT",
             "RECONCILE_THREADS");
-  }
-
-  /** A clock the test moves by hand. */
-  static final class ManualClock extends Clock {
-    Instant now = Instant.parse("2026-01-01T00:00:00Z");
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-
-    @Override
-    public ZoneOffset getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(java.time.ZoneId zone) {
-      return this;
-    }
-  }
-
-  @Test
-  void livenessToleratesAWatchReconnectButNotAStuckOperator() {
-    AtomicBoolean sourcesHealthy = new AtomicBoolean(true);
-    ManualClock clock = new ManualClock();
-    var window =
-        new OperatorHttpServer.HealthWindow(sourcesHealthy::get, Duration.ofSeconds(90), clock);
-    assertThat(window.healthy()).isTrue();
-    sourcesHealthy.set(false);
-    assertThat(window.healthy()).as("a reconnect starts").isTrue();
-    clock.now = clock.now.plusSeconds(30);
-    assertThat(window.healthy()).as("30 s into it").isTrue();
-    sourcesHealthy.set(true);
-    assertThat(window.healthy()).isTrue();
-    sourcesHealthy.set(false);
-    assertThat(window.healthy()).isTrue();
-    clock.now = clock.now.plusSeconds(91);
-    assertThat(window.healthy()).as("unhealthy for over 90 s: stuck").isFalse();
   }
 }
