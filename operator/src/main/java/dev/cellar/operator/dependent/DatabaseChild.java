@@ -5,6 +5,7 @@ import dev.cellar.operator.Children;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.cache.CachePruning;
+import dev.cellar.operator.cache.ChildEventSource;
 import dev.cellar.operator.cache.KnownMatches;
 import dev.cellar.operator.deletion.DataRetention;
 import dev.cellar.operator.guard.WriteBudget;
@@ -52,7 +53,8 @@ abstract class DatabaseChild<R extends HasMetadata>
 
   /**
    * JOSDK's event source for this child, with an informer store that keeps only what Cellar reads
-   * ({@link CachePruning}). The same steps as JOSDK's own, plus the store.
+   * ({@link CachePruning}) and a read-cache-after-write that lets go ({@link ChildEventSource}).
+   * The same steps as JOSDK's own, plus those two.
    */
   @Override
   protected InformerEventSource<R, Database> createEventSource(
@@ -69,7 +71,7 @@ abstract class DatabaseChild<R extends HasMetadata>
     }
     config.withInformerListLimit(CachePruning.LIST_PAGE);
     configureInformer(config, context);
-    var eventSource = new InformerEventSource<>(config.build(), context);
+    var eventSource = new ChildEventSource<>(config.build(), context);
     setEventSource(eventSource);
     return eventSource;
   }
