@@ -114,9 +114,16 @@ class StatusTruthIT extends ReconcilerTestBase {
     DatabaseSpec spec = new DatabaseSpec(Engine.POSTGRESQL, "16", "1Gi");
     spec.setStorageClassName("no-such-class");
     operator.create(new Database(null, "noclass", spec));
-    Condition degraded = awaitDegraded("noclass", "VolumePending");
-    assertThat(degraded.getMessage())
-        .contains("PVC data-noclass-0 is Pending", "no-such-class", "spec.storageClassName");
+    awaitDegraded("noclass", "VolumePending");
+    // Both claims wait on the class; the backups claim's Event may come first, and the data
+    // claim, named first whenever its Event is there, takes over the message once it comes.
+    await("the data claim named")
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () ->
+                assertThat(condition(get("noclass"), Type.DEGRADED).getMessage())
+                    .contains(
+                        "PVC data-noclass-0 is Pending", "no-such-class", "spec.storageClassName"));
     assertThat(get("noclass").getStatus().getPhase()).isEqualTo(Phase.Failed);
   }
 }
