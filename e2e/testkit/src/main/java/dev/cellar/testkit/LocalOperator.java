@@ -26,9 +26,10 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * Runs one reconciler in the test's JVM, watching a namespace of the test class's own: before the
  * class the namespace is made, the CRD of the reconciler's resource is applied from the class path
  * ({@code META-INF/fabric8}, where fabric8's generator writes it) and awaited Established, and the
- * operator starts; after the class the operator stops, the namespace is deleted (not awaited) and
- * the client is closed. JOSDK 5.2 shipped such an extension; 5.3's is not served here, and 5.2's
- * does not run on 5.3. Register it as a static field.
+ * operator starts; after the class the namespace is deleted (not awaited; first, since stopping the
+ * operator closes its client), the operator stops and the client is closed. JOSDK 5.2 shipped such
+ * an extension; 5.3's is not served here, and 5.2's does not run on 5.3. Register it as a static
+ * field.
  */
 public final class LocalOperator<R extends HasMetadata>
     implements BeforeAllCallback, AfterAllCallback {
