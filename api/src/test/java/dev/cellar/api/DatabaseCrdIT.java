@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.cellar.testkit.LocalClusterExtension;
+import dev.cellar.testkit.LocalOperator;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -46,17 +47,13 @@ class DatabaseCrdIT {
         .atMost(Duration.ofSeconds(30))
         .until(
             () ->
-                client
-                    .apiextensions()
-                    .v1()
-                    .customResourceDefinitions()
-                    .withName("databases.cellar.dev")
-                    .get()
-                    .getStatus()
-                    .getConditions()
-                    .stream()
-                    .anyMatch(
-                        c -> c.getType().equals("Established") && c.getStatus().equals("True")));
+                LocalOperator.established(
+                    client
+                        .apiextensions()
+                        .v1()
+                        .customResourceDefinitions()
+                        .withName("databases.cellar.dev")
+                        .get()));
     namespace = cluster.newNamespace();
     // The API server's discovery of a new CRD lags its Established condition by a moment.
     Awaitility.await("Database kind served")

@@ -228,17 +228,13 @@ class MonitoringIT extends ReconcilerTestBase {
         .atMost(CONVERGE)
         .until(
             () ->
-                client
-                    .apiextensions()
-                    .v1()
-                    .customResourceDefinitions()
-                    .withName(CRD_NAME)
-                    .get()
-                    .getStatus()
-                    .getConditions()
-                    .stream()
-                    .anyMatch(
-                        c -> "Established".equals(c.getType()) && "True".equals(c.getStatus())));
+                LocalOperator.established(
+                    client
+                        .apiextensions()
+                        .v1()
+                        .customResourceDefinitions()
+                        .withName(CRD_NAME)
+                        .get()));
     // Forget what earlier reconciles (other classes in this JVM) found about the CRD.
     CRDPresentActivationCondition.clearState();
 

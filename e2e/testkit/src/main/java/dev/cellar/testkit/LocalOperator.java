@@ -132,9 +132,14 @@ public final class LocalOperator<R extends HasMetadata>
                     client.resources(CustomResourceDefinition.class).withName(crdName).get()));
   }
 
-  static boolean established(CustomResourceDefinition crd) {
+  /**
+   * Whether the API server serves {@code crd}. Right after the CRD is applied its status may still
+   * be there without conditions (a CI run read {@code null} there once): not established yet.
+   */
+  public static boolean established(CustomResourceDefinition crd) {
     return crd != null
         && crd.getStatus() != null
+        && crd.getStatus().getConditions() != null
         && crd.getStatus().getConditions().stream()
             .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus()));
   }
