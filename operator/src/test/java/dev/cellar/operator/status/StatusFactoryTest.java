@@ -204,14 +204,29 @@ class StatusFactoryTest {
   @Test
   void readyWhenRolledOutAndEveryReplicaReady() {
     Database db = db("16", 2);
-    DatabaseStatus status =
-        StatusFactory.compute(
-            db, observed(db, Optional.of(sts("16", 2, 2, true)), true, Optional.empty()), T0);
+    DatabaseStatus status = step(db, sts("16", 2, 2, true), twoRunning(), false);
     assertThat(status.getPhase()).isEqualTo(Phase.Ready);
     assertThat(status.getVersion()).isEqualTo("16");
     assertThat(status.getReadOnlyEndpoint()).isEqualTo("orders-ro.ns.svc.cluster.local:5432");
     assertThat(condition(status, Type.PROGRESSING).getReason()).isEqualTo("Reconciled");
     assertThat(condition(status, Type.AVAILABLE).getStatus()).isEqualTo("True");
+  }
+
+  @Test
+  void readyPodsAreCountedFromThePodsNotFromTheStatefulSetsLaggingCopy() {
+    Database db = db("16", 1);
+    DatabaseStatus starting = step(db, sts("16", 1, 0, true), List.of(pod(false)), false);
+    assertThat(starting.getPhase()).isEqualTo(Phase.Provisioning);
+    // The pod turned ready; the StatefulSet controller has not counted it yet.
+    DatabaseStatus ready = step(db, sts("16", 1, 0, true), List.of(pod(true)), false);
+    assertThat(ready.getPhase()).isEqualTo(Phase.Ready);
+    assertThat(ready.getReadyReplicas()).isEqualTo(1);
+    assertThat(reason(ready, Type.DEGRADED)).isEqualTo("False AsExpected");
+    // And the other way: the controller's copy still counts a pod that is no longer ready.
+    DatabaseStatus down = step(db, sts("16", 1, 1, true), List.of(pod(false)), false);
+    assertThat(down.getReadyReplicas()).isZero();
+    assertThat(reason(down, Type.DEGRADED)).isEqualTo("True ReplicasNotReady");
+    assertThat(down.getPhase()).isEqualTo(Phase.Degraded);
   }
 
   @Test
