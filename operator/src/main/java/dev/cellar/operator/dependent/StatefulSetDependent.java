@@ -10,6 +10,7 @@ import dev.cellar.operator.deletion.DataRetention;
 import dev.cellar.operator.engine.EngineProfile;
 import dev.cellar.operator.engine.EngineVersion;
 import dev.cellar.operator.engine.VersionDecision;
+import dev.cellar.operator.status.StatusFactory;
 import dev.cellar.operator.storage.Claims;
 import dev.cellar.operator.storage.StoragePlan;
 import io.fabric8.kubernetes.api.model.Container;
@@ -17,6 +18,7 @@ import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.KeyToPath;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
@@ -27,12 +29,17 @@ import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 
@@ -77,6 +84,46 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
   @Override
   protected String childName(Topology topology) {
     return topology.statefulSet();
+  }
+
+  /**
+   * An update reconciles only when it changes what Cellar reads of a StatefulSet: its metadata, its
+   * spec, and of its status the roll's progress ({@link StatusFactory#rolledOut}). The controller
+   * also writes its counts of ready, available and current replicas there, once more after each pod
+   * turns ready; Cellar reads readiness from the pods, whose own update reconciles already.
+   */
+  @Override
+  protected void configureInformer(
+      InformerEventSourceConfiguration.Builder<StatefulSet> config,
+      EventSourceContext<Database> context) {
+    config.withOnUpdateFilter(StatefulSetDependent::changesWhatCellarReads);
+  }
+
+  /** Whether {@code now} differs from {@code before} in anything Cellar reads. */
+  static boolean changesWhatCellarReads(StatefulSet now, StatefulSet before) {
+    return !Objects.equals(now.getSpec(), before.getSpec())
+        || !Objects.equals(read(now.getMetadata()), read(before.getMetadata()))
+        || !Objects.equals(roll(now.getStatus()), roll(before.getStatus()));
+  }
+
+  private static List<Object> read(ObjectMeta meta) {
+    return Arrays.asList(
+        meta.getGeneration(),
+        meta.getLabels(),
+        meta.getAnnotations(),
+        meta.getOwnerReferences(),
+        meta.getFinalizers(),
+        meta.getDeletionTimestamp());
+  }
+
+  private static List<Object> roll(StatefulSetStatus status) {
+    return status == null
+        ? List.of()
+        : Arrays.asList(
+            status.getObservedGeneration(),
+            status.getUpdatedReplicas(),
+            status.getCurrentRevision(),
+            status.getUpdateRevision());
   }
 
   @Override
