@@ -18,12 +18,8 @@ import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.processing.dependent.Creator;
 import io.javaoperatorsdk.operator.processing.dependent.Updater;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.TreeMap;
 
 /**
  * The volume the dumps land on. Not a Deleter: turning backups off keeps it, and with it the dumps;
@@ -66,36 +62,22 @@ public class BackupPvcDependent extends DatabaseChild<PersistentVolumeClaim>
   private static final List<String> BINDER_ANNOTATIONS =
       List.of("pv.kubernetes.io/", "volume.kubernetes.io/", "volume.beta.kubernetes.io/");
 
+  private static List<Object> metadataRead(ObjectMeta meta) {
+    return DatabaseChild.metadataRead(
+        meta, key -> BINDER_ANNOTATIONS.stream().noneMatch(key::startsWith));
+  }
+
   /** Whether {@code now} differs from {@code before} in anything but the binder's writes. */
   static boolean changesWhatCellarReads(PersistentVolumeClaim now, PersistentVolumeClaim before) {
     return !Objects.equals(now.getStatus(), before.getStatus())
         || !Objects.equals(boundless(now.getSpec()), boundless(before.getSpec()))
-        || !Objects.equals(read(now.getMetadata()), read(before.getMetadata()));
+        || !Objects.equals(metadataRead(now.getMetadata()), metadataRead(before.getMetadata()));
   }
 
   private static PersistentVolumeClaimSpec boundless(PersistentVolumeClaimSpec spec) {
     return spec == null
         ? null
         : new PersistentVolumeClaimSpecBuilder(spec).withVolumeName(null).build();
-  }
-
-  private static List<Object> read(ObjectMeta meta) {
-    Map<String, String> annotations = new TreeMap<>();
-    Optional.ofNullable(meta.getAnnotations())
-        .ifPresent(
-            all ->
-                all.forEach(
-                    (key, value) -> {
-                      if (BINDER_ANNOTATIONS.stream().noneMatch(key::startsWith)) {
-                        annotations.put(key, value);
-                      }
-                    }));
-    return Arrays.asList(
-        meta.getLabels(),
-        annotations,
-        meta.getOwnerReferences(),
-        meta.getFinalizers(),
-        meta.getDeletionTimestamp());
   }
 
   PersistentVolumeClaim desired(Database db, Quantity size) {

@@ -23,7 +23,10 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
+import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 
 /**
@@ -158,6 +161,29 @@ abstract class DatabaseChild<R extends HasMetadata>
       inputs(db, context).ifPresent(i -> knownMatches.remember(written, i.hashCode()));
     }
     return written;
+  }
+
+  /**
+   * What Cellar reads of a child's metadata, for the informers' update filters: labels, the
+   * annotations {@code annotationRead} keeps, owners, finalizers and the deletion.
+   */
+  static List<Object> metadataRead(ObjectMeta meta, Predicate<String> annotationRead) {
+    Map<String, String> annotations = new TreeMap<>();
+    Optional.ofNullable(meta.getAnnotations())
+        .ifPresent(
+            all ->
+                all.forEach(
+                    (key, value) -> {
+                      if (annotationRead.test(key)) {
+                        annotations.put(key, value);
+                      }
+                    }));
+    return Arrays.asList(
+        meta.getLabels(),
+        annotations,
+        meta.getOwnerReferences(),
+        meta.getFinalizers(),
+        meta.getDeletionTimestamp());
   }
 
   /** What a child's informer needs beyond {@link #createEventSource}'s; nothing by default. */

@@ -10,7 +10,6 @@ import dev.cellar.operator.deletion.DataRetention;
 import dev.cellar.operator.engine.EngineProfile;
 import dev.cellar.operator.engine.EngineVersion;
 import dev.cellar.operator.engine.VersionDecision;
-import dev.cellar.operator.status.StatusFactory;
 import dev.cellar.operator.storage.Claims;
 import dev.cellar.operator.storage.StoragePlan;
 import io.fabric8.kubernetes.api.model.Container;
@@ -18,7 +17,6 @@ import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.KeyToPath;
-import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
@@ -88,9 +86,10 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
 
   /**
    * An update reconciles only when it changes what Cellar reads of a StatefulSet: its metadata, its
-   * spec, and of its status the roll's progress ({@link StatusFactory#rolledOut}). The controller
-   * also writes its counts of ready, available and current replicas there, once more after each pod
-   * turns ready; Cellar reads readiness from the pods, whose own update reconciles already.
+   * spec, and of its status the roll's progress ({@link
+   * dev.cellar.operator.status.StatusFactory#rolledOut}). The controller also writes its counts of
+   * ready, available and current replicas there, once more after each pod turns ready; Cellar reads
+   * readiness from the pods, whose own update reconciles already.
    */
   @Override
   protected void configureInformer(
@@ -102,18 +101,11 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
   /** Whether {@code now} differs from {@code before} in anything Cellar reads. */
   static boolean changesWhatCellarReads(StatefulSet now, StatefulSet before) {
     return !Objects.equals(now.getSpec(), before.getSpec())
-        || !Objects.equals(read(now.getMetadata()), read(before.getMetadata()))
+        || !Objects.equals(now.getMetadata().getGeneration(), before.getMetadata().getGeneration())
+        || !Objects.equals(
+            metadataRead(now.getMetadata(), key -> true),
+            metadataRead(before.getMetadata(), key -> true))
         || !Objects.equals(roll(now.getStatus()), roll(before.getStatus()));
-  }
-
-  private static List<Object> read(ObjectMeta meta) {
-    return Arrays.asList(
-        meta.getGeneration(),
-        meta.getLabels(),
-        meta.getAnnotations(),
-        meta.getOwnerReferences(),
-        meta.getFinalizers(),
-        meta.getDeletionTimestamp());
   }
 
   private static List<Object> roll(StatefulSetStatus status) {

@@ -58,16 +58,17 @@ public final class StatusFactory {
       // The pods that should run: none while hibernated.
       int desired = hibernated ? 0 : db.getSpec().getReplicas();
       Optional<StatefulSet> sts = observed.statefulSet();
+      Topology topology = Topology.of(db);
       return new Facts(
           db,
-          Topology.of(db),
+          topology,
           observed,
           previous,
           hibernated,
           desired,
-          sts.isPresent() ? readyPods(db, observed) : 0,
+          sts.isPresent() ? readyPods(topology, observed) : 0,
           sts.map(s -> StatusFactory.rolledOut(s, desired)).orElse(false),
-          observed.pod(Topology.of(db).primaryPod()).map(StatusFactory::podReady).orElse(false),
+          observed.pod(topology.primaryPod()).map(StatusFactory::podReady).orElse(false),
           everAvailable(previous),
           sts.flatMap(Topology::runningVersion),
           PodTrouble.of(observed.pods()).filter(t -> t.counts(now)));
@@ -80,8 +81,7 @@ public final class StatusFactory {
      * replicas ready", and a Warning Event), and only then Ready, two status writes more than it
      * took (seen at N = 20 and in bin/bench 500's Warning Events).
      */
-    static int readyPods(Database db, Observed observed) {
-      Topology topology = Topology.of(db);
+    static int readyPods(Topology topology, Observed observed) {
       return (int)
           observed.pods().stream()
               .filter(p -> topology.isPod(p.getMetadata().getName()))
