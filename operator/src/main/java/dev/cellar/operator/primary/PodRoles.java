@@ -35,7 +35,17 @@ public final class PodRoles {
       boolean isPrimary = pod.getMetadata().getName().equals(primary);
       String patch = patch(pod, isPrimary, isPrimary && bootstrap);
       if (patch != null) {
-        apply(context.getClient(), pod, patch);
+        try {
+          // Through the pods' informer: the pod's event for this very patch reconciles nothing
+          // (a reconcile that changed nothing, once for the label and once for the bootstrap
+          // annotation of every new Database), and this reconcile reads the patched pod from the
+          // cache. Someone else's change that comes meanwhile still reconciles.
+          context
+              .resourceOperations()
+              .resourcePatch(pod, p -> PatchByName.send(context.getClient(), p, MERGE, patch));
+        } catch (KubernetesClientException e) {
+          ignoreGone(e);
+        }
       }
     }
   }
@@ -80,13 +90,19 @@ public final class PodRoles {
   }
 
   private static void apply(KubernetesClient client, Pod pod, String patch) {
-    // A merge patch without resourceVersion: kwok and the kubelet update pods all the time.
     try {
-      PatchByName.send(client, pod, PatchType.JSON_MERGE, patch);
+      PatchByName.send(client, pod, MERGE, patch);
     } catch (KubernetesClientException e) {
-      if (e.getCode() != 404) {
-        throw e;
-      }
+      ignoreGone(e);
+    }
+  }
+
+  /** A merge patch without resourceVersion: kwok and the kubelet update pods all the time. */
+  private static final PatchType MERGE = PatchType.JSON_MERGE;
+
+  private static void ignoreGone(KubernetesClientException e) {
+    if (e.getCode() != 404) {
+      throw e;
     }
   }
 
