@@ -4,6 +4,7 @@ import dev.cellar.api.v1.Database;
 import dev.cellar.operator.backup.BackupResults;
 import dev.cellar.operator.backup.ImperativeAnnotations;
 import dev.cellar.operator.cache.CachePruning;
+import dev.cellar.operator.cache.ChildEventSource;
 import dev.cellar.operator.credentials.PasswordRotation;
 import dev.cellar.operator.deletion.DataRetention;
 import dev.cellar.operator.dependent.BackupCronJobDependent;
@@ -186,7 +187,8 @@ public class DatabaseReconciler implements Reconciler<Database> {
 
   /**
    * An informer on the Database's pods or backup Jobs, mapped to it by the instance label, keeping
-   * only what Cellar reads of them ({@link CachePruning}).
+   * only what Cellar reads of them ({@link CachePruning}), with the children's
+   * read-cache-after-write ({@link ChildEventSource}): the pods' role patches go through it.
    */
   private static <R extends HasMetadata> InformerEventSource<R, Database> byInstanceLabel(
       EventSourceContext<Database> context, Class<R> type, Keys.Component component) {
@@ -204,7 +206,7 @@ public class DatabaseReconciler implements Reconciler<Database> {
       config.withItemStore(CachePruning.store());
     }
     config.withInformerListLimit(CachePruning.LIST_PAGE);
-    return new InformerEventSource<>(config.build(), context);
+    return new ChildEventSource<>(config.build(), context);
   }
 
   /**

@@ -10,8 +10,9 @@ import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEven
 import java.util.Objects;
 
 /**
- * JOSDK's informer event source for a Database's children, whose read-cache-after-write lets go of
- * a write's response once the informer has the same version.
+ * JOSDK's informer event source for a Database's children (and its pods, which Cellar patches
+ * through it: {@code PodRoles}), whose read-cache-after-write lets go of a write's response once
+ * the informer has the same version.
  *
  * <p>JOSDK 5.3.2 keeps a write's response (whole, not pruned) until the informer delivers a version
  * at least as new, and it puts each response twice: once while it writes, once more after, from the
