@@ -169,15 +169,11 @@ abstract class DatabaseChild<R extends HasMetadata>
    */
   static List<Object> metadataRead(ObjectMeta meta, Predicate<String> annotationRead) {
     Map<String, String> annotations = new TreeMap<>();
-    Optional.ofNullable(meta.getAnnotations())
-        .ifPresent(
-            all ->
-                all.forEach(
-                    (key, value) -> {
-                      if (annotationRead.test(key)) {
-                        annotations.put(key, value);
-                      }
-                    }));
+    if (meta.getAnnotations() != null) {
+      meta.getAnnotations().entrySet().stream()
+          .filter(e -> annotationRead.test(e.getKey()))
+          .forEach(e -> annotations.put(e.getKey(), e.getValue()));
+    }
     return Arrays.asList(
         meta.getLabels(),
         annotations,
