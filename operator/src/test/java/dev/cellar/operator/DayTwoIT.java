@@ -191,7 +191,8 @@ class DayTwoIT extends ReconcilerTestBase {
         .as("volumes being provisioned are no resize")
         .isFalse();
     String stsUid = sts("grow").getMetadata().getUid();
-    String podUid = operator.get(Pod.class, "grow-0").getMetadata().getUid();
+    Pod pod = operator.get(Pod.class, "grow-0");
+    String podUid = pod.getMetadata().getUid();
 
     edit("grow", s -> s.setStorage("3Gi"));
     await("PVC grown, StatefulSet recreated, Ready again")
@@ -215,8 +216,18 @@ class DayTwoIT extends ReconcilerTestBase {
                   .isEqualTo(new Quantity("3Gi"));
               assertThat(get("grow").getStatus().getPhase()).isEqualTo(Phase.Ready);
             });
-    assertThat(operator.get(Pod.class, "grow-0").getMetadata().getUid())
-        .as("the pod kept running")
+    Pod now = operator.get(Pod.class, "grow-0");
+    assertThat(now.getMetadata().getUid())
+        .as(
+            () ->
+                "the pod kept running (revision "
+                    + pod.getMetadata().getLabels().get("controller-revision-hash")
+                    + " before, "
+                    + now.getMetadata().getLabels().get("controller-revision-hash")
+                    + " now, StatefulSet's "
+                    + sts("grow").getStatus().getUpdateRevision()
+                    + "); events:"
+                    + eventsAbout("grow", "grow-0"))
         .isEqualTo(podUid);
     await("a ResizingStorage event")
         .atMost(CONVERGE)

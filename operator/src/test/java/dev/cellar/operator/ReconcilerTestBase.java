@@ -12,12 +12,16 @@ import dev.cellar.operator.status.ConditionSet;
 import dev.cellar.operator.status.Conditions.Type;
 import dev.cellar.testkit.LocalOperator;
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.EventSource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 
 /** What the reconciler ITs share: the operator in this JVM, one namespace per class, waits. */
 abstract class ReconcilerTestBase {
@@ -113,6 +117,34 @@ abstract class ReconcilerTestBase {
     return client().v1().events().inNamespace(operator().getNamespace()).list().getItems().stream()
         .anyMatch(
             e -> reason.equals(e.getReason()) && database.equals(e.getInvolvedObject().getName()));
+  }
+
+  /**
+   * The namespace's events about these objects, oldest first, with who reported them: a failure
+   * that a pod was replaced then says whether the StatefulSet controller or Cellar did it.
+   */
+  String eventsAbout(String... names) {
+    Set<String> wanted = Set.of(names);
+    return client().v1().events().inNamespace(operator().getNamespace()).list().getItems().stream()
+        .filter(e -> wanted.contains(e.getInvolvedObject().getName()))
+        .sorted(Comparator.comparing(e -> e.getMetadata().getCreationTimestamp()))
+        .map(
+            e ->
+                e.getMetadata().getCreationTimestamp()
+                    + " "
+                    + e.getInvolvedObject().getKind()
+                    + "/"
+                    + e.getInvolvedObject().getName()
+                    + " "
+                    + e.getReason()
+                    + ": "
+                    + e.getMessage()
+                    + " ("
+                    + Optional.ofNullable(e.getSource())
+                        .map(EventSource::getComponent)
+                        .orElse(e.getReportingComponent())
+                    + ")")
+        .collect(Collectors.joining("\n  ", "\n  ", ""));
   }
 
   static String describe(Database db) {
