@@ -38,6 +38,9 @@ public final class Keys {
   public static final String ROLE_PRIMARY = "primary";
   public static final String ROLE_REPLICA = "replica";
 
+  /** The label the StatefulSet controller puts on each pod with its template's revision. */
+  public static final String REVISION = "controller-revision-hash";
+
   /** The label the StatefulSet controller puts on each pod with its own name. */
   public static final String POD_NAME = "statefulset.kubernetes.io/pod-name";
 

@@ -10,12 +10,14 @@ import dev.cellar.operator.engine.EngineProfiles;
 import dev.cellar.operator.status.StatusFactory;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.dependent.Matcher;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -46,14 +48,20 @@ public class ConfigMapDependent extends OwnedChild<ConfigMap> {
                     source.get(
                         new ResourceID(
                             childName(Topology.of(db)), db.getMetadata().getNamespace())));
-    return desired(db, Children.statefulSet(db, context), actual);
+    Topology topology = Topology.of(db);
+    List<Pod> pods =
+        context.getSecondaryResources(Pod.class).stream()
+            .filter(p -> topology.isPod(p.getMetadata().getName()))
+            .toList();
+    return desired(db, Children.statefulSet(db, context), pods, actual);
   }
 
-  /** The ConfigMap, given the StatefulSet and the ConfigMap as they are. */
-  ConfigMap desired(Database db, Optional<StatefulSet> sts, Optional<ConfigMap> actual) {
+  /** The ConfigMap, given the StatefulSet, its pods and the ConfigMap as they are. */
+  ConfigMap desired(
+      Database db, Optional<StatefulSet> sts, List<Pod> pods, Optional<ConfigMap> actual) {
     EngineProfile profile = EngineProfiles.of(db);
     Map<String, String> files = new TreeMap<>(profile.configFiles(db));
-    if (scriptsStillReadHere(files, profile, sts, actual)) {
+    if (scriptsStillReadHere(files, profile, sts, pods, actual)) {
       files.putAll(profile.scripts());
     }
     return new ConfigMapBuilder()
@@ -75,6 +83,7 @@ public class ConfigMapDependent extends OwnedChild<ConfigMap> {
       Map<String, String> configFiles,
       EngineProfile profile,
       Optional<StatefulSet> sts,
+      List<Pod> pods,
       Optional<ConfigMap> actual) {
     if (sts.isEmpty()) {
       return false;
@@ -89,7 +98,7 @@ public class ConfigMapDependent extends OwnedChild<ConfigMap> {
       return true;
     }
     if (StatusFactory.rolledOut(
-        sts.get(), Optional.ofNullable(sts.get().getSpec().getReplicas()).orElse(1))) {
+        sts.get(), Optional.ofNullable(sts.get().getSpec().getReplicas()).orElse(1), pods)) {
       return false;
     }
     Map<String, String> withScripts = new TreeMap<>(configFiles);

@@ -86,10 +86,10 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
 
   /**
    * An update reconciles only when it changes what Cellar reads of a StatefulSet: its metadata, its
-   * spec, and of its status the roll's progress ({@link
+   * spec, and of its status the generation the controller has seen and its update revision ({@link
    * dev.cellar.operator.status.StatusFactory#rolledOut}). The controller also writes its counts of
-   * ready, available and current replicas there, once more after each pod turns ready; Cellar reads
-   * readiness from the pods, whose own update reconciles already.
+   * ready, updated, available and current replicas there, once more after each pod changes; Cellar
+   * counts those from the pods, whose own update reconciles already.
    */
   @Override
   protected void configureInformer(
@@ -111,11 +111,7 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
   private static List<Object> roll(StatefulSetStatus status) {
     return status == null
         ? List.of()
-        : Arrays.asList(
-            status.getObservedGeneration(),
-            status.getUpdatedReplicas(),
-            status.getCurrentRevision(),
-            status.getUpdateRevision());
+        : Arrays.asList(status.getObservedGeneration(), status.getUpdateRevision());
   }
 
   @Override

@@ -141,7 +141,7 @@ public final class RollingUpdate {
                         p.getMetadata().getName(),
                         topology.ordinal(p.getMetadata().getName()).orElse(0),
                         Optional.ofNullable(p.getMetadata().getLabels())
-                            .map(l -> l.get(StuckPods.REVISION))
+                            .map(l -> l.get(Keys.REVISION))
                             .orElse(null),
                         StatusFactory.podReady(p),
                         p.getMetadata().getDeletionTimestamp() != null))

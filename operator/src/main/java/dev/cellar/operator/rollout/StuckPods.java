@@ -2,6 +2,7 @@ package dev.cellar.operator.rollout;
 
 import dev.cellar.api.v1.Database;
 import dev.cellar.operator.Children;
+import dev.cellar.operator.Keys;
 import dev.cellar.operator.guard.WriteBudget;
 import dev.cellar.operator.status.PodTrouble;
 import dev.cellar.operator.status.StatusFactory;
@@ -24,9 +25,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class StuckPods {
   private static final Logger log = LoggerFactory.getLogger(StuckPods.class);
-
-  /** The label the StatefulSet controller puts on each pod with its template's revision. */
-  static final String REVISION = "controller-revision-hash";
 
   private StuckPods() {}
 
@@ -66,7 +64,9 @@ public final class StuckPods {
   /** On another revision than {@code update}, not being deleted, and unable to run. */
   static boolean stuck(Pod pod, String update) {
     String revision =
-        Optional.ofNullable(pod.getMetadata().getLabels()).map(l -> l.get(REVISION)).orElse(null);
+        Optional.ofNullable(pod.getMetadata().getLabels())
+            .map(l -> l.get(Keys.REVISION))
+            .orElse(null);
     return revision != null
         && !revision.equals(update)
         && pod.getMetadata().getDeletionTimestamp() == null

@@ -4,15 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.Engine;
+import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.cache.CachePruning;
 import dev.cellar.operator.engine.EngineProfile;
 import dev.cellar.operator.engine.EngineProfiles;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatusBuilder;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -29,14 +33,13 @@ class ConfigMapScriptsTest {
   final Map<String, String> config = profile.configFiles(db);
 
   /** The StatefulSet as Cellar writes it now, its controller at generation 2. */
-  StatefulSet current(boolean rolledOut) {
+  StatefulSet current() {
     StatefulSet sts = DesiredStateTest.statefulSet(db, Optional.empty());
     sts.getMetadata().setGeneration(2L);
     sts.setStatus(
         new StatefulSetStatusBuilder()
             .withObservedGeneration(2L)
             .withReplicas(1)
-            .withUpdatedReplicas(rolledOut ? 1 : 0)
             .withCurrentRevision("orders-db-old")
             .withUpdateRevision("orders-db-new")
             .build());
@@ -45,7 +48,7 @@ class ConfigMapScriptsTest {
 
   /** As an operator before the scripts ConfigMap wrote it: the config volume is a ConfigMap's. */
   StatefulSet older() {
-    StatefulSet sts = current(false);
+    StatefulSet sts = current();
     sts.getSpec().getTemplate().getSpec().getVolumes().stream()
         .filter(v -> v.getName().equals(StatefulSetDependent.CONFIG_VOLUME))
         .findFirst()
@@ -78,31 +81,42 @@ class ConfigMapScriptsTest {
     return Optional.of(pruned);
   }
 
-  boolean keeps(Optional<StatefulSet> sts, Optional<ConfigMap> actual) {
-    return ConfigMapDependent.scriptsStillReadHere(config, profile, sts, actual);
+  /** The Database's one pod, on the old template or the new one. */
+  static List<Pod> pod(boolean onTheNewTemplate) {
+    return List.of(
+        new PodBuilder()
+            .withNewMetadata()
+            .withName("orders-db-0")
+            .addToLabels(Keys.REVISION, onTheNewTemplate ? "orders-db-new" : "orders-db-old")
+            .endMetadata()
+            .build());
+  }
+
+  boolean keeps(Optional<StatefulSet> sts, boolean rolledOut, Optional<ConfigMap> actual) {
+    return ConfigMapDependent.scriptsStillReadHere(config, profile, sts, pod(rolledOut), actual);
   }
 
   @Test
   void aNewDatabaseNeverHasTheScriptsInItsOwnConfigMap() {
-    assertThat(keeps(Optional.empty(), Optional.empty())).isFalse();
-    assertThat(keeps(Optional.of(current(false)), cached(false))).isFalse();
-    assertThat(keeps(Optional.of(current(true)), cached(false))).isFalse();
+    assertThat(keeps(Optional.empty(), false, Optional.empty())).isFalse();
+    assertThat(keeps(Optional.of(current()), false, cached(false))).isFalse();
+    assertThat(keeps(Optional.of(current()), true, cached(false))).isFalse();
   }
 
   @Test
   void podsOfAnOlderTemplateKeepTheirScriptsUntilEveryPodRunsTheNewOne() {
     // The upgraded operator's first reconcile: the template still mounts the ConfigMap whole.
-    assertThat(keeps(Optional.of(older()), cached(false))).isTrue();
+    assertThat(keeps(Optional.of(older()), false, cached(false))).isTrue();
     // The new template is written; the pods roll one by one, the old ones still read it.
-    assertThat(keeps(Optional.of(current(false)), cached(true))).isTrue();
+    assertThat(keeps(Optional.of(current()), false, cached(true))).isTrue();
     // Every pod runs the new template: one write drops them.
-    assertThat(keeps(Optional.of(current(true)), cached(true))).isFalse();
+    assertThat(keeps(Optional.of(current()), true, cached(true))).isFalse();
   }
 
   @Test
   void theNewTemplateMountsOnlyTheDatabasesOwnFilesFromItsConfigMap() {
     var sources =
-        current(true).getSpec().getTemplate().getSpec().getVolumes().stream()
+        current().getSpec().getTemplate().getSpec().getVolumes().stream()
             .filter(v -> v.getName().equals(StatefulSetDependent.CONFIG_VOLUME))
             .findFirst()
             .orElseThrow()

@@ -122,7 +122,8 @@ class ManifestLintTest {
   static List<HasMetadata> children(Database db) {
     List<HasMetadata> children = new ArrayList<>();
     children.add(new CredentialsSecretDependent().desired(db, null));
-    children.add(new ConfigMapDependent().desired(db, Optional.empty(), Optional.empty()));
+    children.add(
+        new ConfigMapDependent().desired(db, Optional.empty(), List.of(), Optional.empty()));
     children.add(new HeadlessServiceDependent().desired(db, null));
     children.add(new PrimaryServiceDependent().desired(db, null));
     children.add(new ReadOnlyServiceDependent().desired(db, null));

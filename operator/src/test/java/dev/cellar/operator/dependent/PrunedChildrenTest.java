@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.Engine;
+import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.cache.CachePruning;
 import dev.cellar.operator.engine.EngineProfile;
@@ -11,12 +12,16 @@ import dev.cellar.operator.engine.VersionDecision;
 import dev.cellar.operator.status.StatusFactory;
 import dev.cellar.operator.storage.StoragePlan;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatusBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJobBuilder;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
@@ -85,17 +90,31 @@ class PrunedChildrenTest {
         .isEqualTo(Topology.upgradedFromImage(decision, Optional.of(whole)));
     assertThat(StoragePlan.dataTemplateSize(db, Optional.of(part)))
         .isEqualTo(StoragePlan.dataTemplateSize(db, Optional.of(whole)));
-    for (int desired = 0; desired <= 3; desired++) {
-      assertThat(StatusFactory.rolledOut(part, desired))
-          .isEqualTo(StatusFactory.rolledOut(whole, desired));
+    // Its pods as the cache keeps them: their revision labels are what a roll is counted by.
+    List<Pod> pods = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      pods.add(
+          CachePruning.prune(
+              new PodBuilder()
+                  .withNewMetadata()
+                  .withName(t.statefulSet() + "-" + i)
+                  .addToLabels(Keys.REVISION, i < 2 ? "r2" : "r1")
+                  .endMetadata()
+                  .build()));
     }
+    for (int desired = 0; desired <= 3; desired++) {
+      assertThat(StatusFactory.rolledOut(part, desired, pods))
+          .isEqualTo(StatusFactory.rolledOut(whole, desired, pods));
+    }
+    assertThat(StatusFactory.rolledOut(whole, 3, pods)).isFalse();
+    assertThat(StatusFactory.rolledOut(whole, 3, pods.subList(0, 2))).isFalse();
     EngineProfile profile = t.profile();
     assertThat(
             ConfigMapDependent.scriptsStillReadHere(
-                profile.configFiles(db), profile, Optional.of(part), Optional.empty()))
+                profile.configFiles(db), profile, Optional.of(part), pods, Optional.empty()))
         .isEqualTo(
             ConfigMapDependent.scriptsStillReadHere(
-                profile.configFiles(db), profile, Optional.of(whole), Optional.empty()));
+                profile.configFiles(db), profile, Optional.of(whole), pods, Optional.empty()));
     // What the StatefulSet dependent builds from the existing one is the same too.
     StatefulSetDependent dependent = new StatefulSetDependent();
     assertThat(dependent.desired(db, Optional.of(part), decision))
@@ -107,9 +126,9 @@ class PrunedChildrenTest {
     ConfigMapScriptsTest scripts = new ConfigMapScriptsTest();
     StatefulSet whole = scripts.older();
     StatefulSet part = pruned(whole, s -> new StatefulSetBuilder(s).build());
-    assertThat(scripts.keeps(Optional.of(part), Optional.empty()))
+    assertThat(scripts.keeps(Optional.of(part), false, Optional.empty()))
         .isTrue()
-        .isEqualTo(scripts.keeps(Optional.of(whole), Optional.empty()));
+        .isEqualTo(scripts.keeps(Optional.of(whole), false, Optional.empty()));
   }
 
   @ParameterizedTest

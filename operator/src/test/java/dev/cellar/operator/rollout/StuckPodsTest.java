@@ -2,6 +2,7 @@ package dev.cellar.operator.rollout;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cellar.operator.Keys;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import org.junit.jupiter.api.Test;
@@ -11,7 +12,7 @@ class StuckPodsTest {
     return new PodBuilder()
         .withNewMetadata()
         .withName("orders-0")
-        .addToLabels(StuckPods.REVISION, revision)
+        .addToLabels(Keys.REVISION, revision)
         .withCreationTimestamp("2026-01-01T00:00:00Z")
         .endMetadata()
         .withNewStatus()

@@ -9,6 +9,7 @@ import dev.cellar.api.v1.DatabaseStatus;
 import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.InstanceStatus;
 import dev.cellar.api.v1.Phase;
+import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.status.Conditions.Reason;
 import dev.cellar.operator.status.Conditions.Type;
@@ -61,10 +62,12 @@ class StatusFactoryTest {
         .build();
   }
 
+  /** A pod on revision "a", the template of {@link #sts}'s that is rolled out. */
   static Pod pod(boolean ready) {
     return new PodBuilder()
         .withNewMetadata()
         .withName("orders-0")
+        .addToLabels(Keys.REVISION, "a")
         .endMetadata()
         .withNewStatus()
         .addNewCondition()
@@ -227,6 +230,28 @@ class StatusFactoryTest {
     assertThat(down.getReadyReplicas()).isZero();
     assertThat(reason(down, Type.DEGRADED)).isEqualTo("True ReplicasNotReady");
     assertThat(down.getPhase()).isEqualTo(Phase.Degraded);
+  }
+
+  @Test
+  void theRollIsCountedFromThePodsRevisionsNotFromTheStatefulSetsLaggingCopy() {
+    Database db = db("16", 1);
+    StatefulSet uncounted = sts("16", 1, 0, true);
+    uncounted.getStatus().setUpdatedReplicas(0);
+    // The pod runs the latest template and turned ready; the controller has counted neither: one
+    // write says Ready and names the version.
+    DatabaseStatus ready = step(db, uncounted, List.of(pod(true)), false);
+    assertThat(ready.getPhase()).isEqualTo(Phase.Ready);
+    assertThat(ready.getVersion()).isEqualTo("16");
+    // A pod on another template is not rolled out, whatever the controller's count says.
+    Pod older =
+        new PodBuilder(pod(true))
+            .editMetadata()
+            .addToLabels(Keys.REVISION, "old")
+            .endMetadata()
+            .build();
+    DatabaseStatus rolling = step(db("16", 1), sts("16", 1, 1, true), List.of(older), false);
+    assertThat(rolling.getPhase()).isNotEqualTo(Phase.Ready);
+    assertThat(rolling.getVersion()).isNull();
   }
 
   @Test
