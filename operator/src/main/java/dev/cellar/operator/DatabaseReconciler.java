@@ -243,8 +243,10 @@ public class DatabaseReconciler implements Reconciler<Database> {
     // 5c. A renewed server certificate reloaded by the running servers, once the kubelet has
     //     replaced their files (no restart).
     TlsReload.Outcome tlsReload = TlsReload.run(db, context, agent);
-    // 6. Data volumes grown when spec.storage grew.
-    StorageResize.Outcome resize = StorageResize.apply(storage, context.getClient());
+    // 6. Data volumes grown when spec.storage grew (the StatefulSet recreated, its pods kept).
+    StorageResize.Outcome resize =
+        StorageResize.apply(
+            storage, List.copyOf(context.getSecondaryResources(Pod.class)), context.getClient());
     // 7. Backup Jobs: results recorded when they end; an on-demand backup if one is asked for.
     BackupResults.reconcile(db, context);
     // 8. Passwords changed in the credentials Secret applied in the running servers.

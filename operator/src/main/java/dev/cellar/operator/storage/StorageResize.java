@@ -9,15 +9,19 @@ import dev.cellar.operator.guard.WriteBudget;
 import dev.cellar.operator.runtime.PatchByName;
 import dev.cellar.operator.status.Conditions.Reason;
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,13 +55,17 @@ public final class StorageResize {
 
   private StorageResize() {}
 
-  /** Grows what the plan says must grow; the outcome goes into the status. */
-  public static Outcome apply(StoragePlan plan, KubernetesClient client) {
-    Outcome data = data(plan, client);
+  /**
+   * Grows what the plan says must grow; the outcome goes into the status.
+   *
+   * @param pods the Database's pods as observed
+   */
+  public static Outcome apply(StoragePlan plan, List<Pod> pods, KubernetesClient client) {
+    Outcome data = data(plan, pods, client);
     return data.reason().isPresent() ? data : backups(plan);
   }
 
-  private static Outcome data(StoragePlan plan, KubernetesClient client) {
+  private static Outcome data(StoragePlan plan, List<Pod> pods, KubernetesClient client) {
     Quantity wanted = plan.wantedData();
     Optional<Quantity> template = StoragePlan.templateSize(plan.statefulSet());
     if (plan.statefulSet().isPresent() && smaller(template, wanted)) {
@@ -96,6 +104,7 @@ public final class StorageResize {
           plan.topology().statefulSet(),
           wanted);
       statefulSets.withPropagationPolicy(DeletionPropagation.ORPHAN).delete();
+      release(live.getMetadata().getUid(), pods, plan.dataClaims(), client);
       return growing;
     }
     // A claim without a capacity is still being provisioned: that is not a resize.
@@ -110,6 +119,70 @@ public final class StorageResize {
       return resizing("waiting for " + String.join(", ", pending) + " to reach " + wanted);
     }
     return Outcome.NONE;
+  }
+
+  /**
+   * Takes the deleted StatefulSet's owner reference off its pods and claims at once. The garbage
+   * collector does the same for an orphan deletion, but only for the dependents its graph has
+   * recorded: a pod made a moment before, which a busy collector has not read yet, keeps the
+   * reference, and once read it names an owner that is gone, so the collector deletes the pod (and,
+   * under deletionPolicy Delete, the claim holding the data). A StatefulSet being deleted adopts
+   * nothing back. A reference the collector took off already makes this patch change nothing.
+   */
+  static void release(
+      String statefulSetUid,
+      List<Pod> pods,
+      List<PersistentVolumeClaim> claims,
+      KubernetesClient client) {
+    for (HasMetadata dependent : ownedBy(statefulSetUid, pods, claims)) {
+      log.info(
+          "releasing {} {} from the deleted StatefulSet",
+          dependent.getKind(),
+          dependent.getMetadata().getName());
+      try {
+        PatchByName.send(
+            client, dependent, PatchType.STRATEGIC_MERGE, releasePatch(dependent, statefulSetUid));
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 404 && !otherObject(e)) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  /**
+   * Whether the patch met another object of that name (the uid it names differs): the API server
+   * refuses it as a change of the immutable metadata.uid. Like a 404, nothing to release.
+   */
+  static boolean otherObject(KubernetesClientException e) {
+    return e.getCode() == 422
+        && e.getStatus() != null
+        && e.getStatus().getDetails() != null
+        && e.getStatus().getDetails().getCauses().stream()
+            .anyMatch(c -> "metadata.uid".equals(c.getField()));
+  }
+
+  /** The pods and claims with an owner reference to {@code uid}. */
+  static List<HasMetadata> ownedBy(String uid, List<Pod> pods, List<PersistentVolumeClaim> claims) {
+    return Stream.concat(pods.stream(), claims.stream())
+        .filter(
+            o ->
+                Optional.ofNullable(o.getMetadata().getOwnerReferences()).orElse(List.of()).stream()
+                    .anyMatch(r -> uid.equals(r.getUid())))
+        .map(o -> (HasMetadata) o)
+        .toList();
+  }
+
+  /**
+   * A strategic merge patch that deletes the owner reference by its uid, on the object of this uid
+   * only (as the garbage collector's own).
+   */
+  static String releasePatch(HasMetadata dependent, String ownerUid) {
+    return "{\"metadata\":{\"uid\":\""
+        + dependent.getMetadata().getUid()
+        + "\",\"ownerReferences\":[{\"$patch\":\"delete\",\"uid\":\""
+        + ownerUid
+        + "\"}]}}";
   }
 
   private static Outcome backups(StoragePlan plan) {
