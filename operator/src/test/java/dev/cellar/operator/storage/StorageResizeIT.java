@@ -60,6 +60,27 @@ class StorageResizeIT {
         .build();
   }
 
+  /** A pod {@code name} with these owners, created. */
+  static Pod pod(String name, OwnerReference... owners) {
+    return client
+        .pods()
+        .inNamespace(NS)
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withOwnerReferences(owners)
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("db")
+                .withImage("db:1")
+                .endContainer()
+                .endSpec()
+                .build())
+        .create();
+  }
+
   static List<String> ownerUids(HasMetadata o) {
     return o.getMetadata().getOwnerReferences().stream().map(OwnerReference::getUid).toList();
   }
@@ -68,24 +89,7 @@ class StorageResizeIT {
   void theDeletedOwnersReferenceGoesAndTheOthersStay() {
     OwnerReference deleted = owner("deleted");
     OwnerReference kept = owner("kept");
-    Pod pod =
-        client
-            .pods()
-            .inNamespace(NS)
-            .resource(
-                new PodBuilder()
-                    .withNewMetadata()
-                    .withName("db-0")
-                    .withOwnerReferences(deleted, kept)
-                    .endMetadata()
-                    .withNewSpec()
-                    .addNewContainer()
-                    .withName("db")
-                    .withImage("db:1")
-                    .endContainer()
-                    .endSpec()
-                    .build())
-            .create();
+    Pod pod = pod("db-0", deleted, kept);
     PersistentVolumeClaim claim =
         client
             .persistentVolumeClaims()
@@ -120,24 +124,7 @@ class StorageResizeIT {
   @Test
   void anObjectRecreatedUnderTheSameNameIsLeftAlone() {
     OwnerReference deleted = owner("deleted-too");
-    Pod pod =
-        client
-            .pods()
-            .inNamespace(NS)
-            .resource(
-                new PodBuilder()
-                    .withNewMetadata()
-                    .withName("db-1")
-                    .withOwnerReferences(deleted)
-                    .endMetadata()
-                    .withNewSpec()
-                    .addNewContainer()
-                    .withName("db")
-                    .withImage("db:1")
-                    .endContainer()
-                    .endSpec()
-                    .build())
-            .create();
+    Pod pod = pod("db-1", deleted);
     // As the cache might still have it: the same name, an earlier object's uid.
     Pod earlier =
         new PodBuilder(pod).editMetadata().withUid("an-earlier-pod").endMetadata().build();
