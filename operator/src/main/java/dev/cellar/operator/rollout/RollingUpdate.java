@@ -140,9 +140,7 @@ public final class RollingUpdate {
                     new Member(
                         p.getMetadata().getName(),
                         topology.ordinal(p.getMetadata().getName()).orElse(0),
-                        Optional.ofNullable(p.getMetadata().getLabels())
-                            .map(l -> l.get(Keys.REVISION))
-                            .orElse(null),
+                        revisionOf(p).orElse(null),
                         StatusFactory.podReady(p),
                         p.getMetadata().getDeletionTimestamp() != null))
             .toList();
@@ -159,6 +157,11 @@ public final class RollingUpdate {
             && db.getStatus().getCurrentPrimary() != null
             && !PodRoles.mayBootstrap(db),
         members);
+  }
+
+  /** The revision of its StatefulSet's template that the pod was made from. */
+  public static Optional<String> revisionOf(Pod pod) {
+    return Optional.ofNullable(pod.getMetadata().getLabels()).map(l -> l.get(Keys.REVISION));
   }
 
   /** Takes the step: deletes a pod or asks for the switchover. */

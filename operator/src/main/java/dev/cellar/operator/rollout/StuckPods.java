@@ -2,7 +2,6 @@ package dev.cellar.operator.rollout;
 
 import dev.cellar.api.v1.Database;
 import dev.cellar.operator.Children;
-import dev.cellar.operator.Keys;
 import dev.cellar.operator.guard.WriteBudget;
 import dev.cellar.operator.status.PodTrouble;
 import dev.cellar.operator.status.StatusFactory;
@@ -63,10 +62,7 @@ public final class StuckPods {
 
   /** On another revision than {@code update}, not being deleted, and unable to run. */
   static boolean stuck(Pod pod, String update) {
-    String revision =
-        Optional.ofNullable(pod.getMetadata().getLabels())
-            .map(l -> l.get(Keys.REVISION))
-            .orElse(null);
+    String revision = RollingUpdate.revisionOf(pod).orElse(null);
     return revision != null
         && !revision.equals(update)
         && pod.getMetadata().getDeletionTimestamp() == null

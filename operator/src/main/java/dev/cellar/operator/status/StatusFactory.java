@@ -618,11 +618,11 @@ public final class StatusFactory {
     }
     String update = s.getUpdateRevision();
     long updated =
-        pods.stream()
-            .map(p -> p.getMetadata().getLabels())
-            .filter(labels -> labels != null && update != null)
-            .filter(labels -> update.equals(labels.get(Keys.REVISION)))
-            .count();
+        update == null
+            ? 0
+            : pods.stream()
+                .filter(p -> RollingUpdate.revisionOf(p).filter(update::equals).isPresent())
+                .count();
     return updated >= desired;
   }
 
