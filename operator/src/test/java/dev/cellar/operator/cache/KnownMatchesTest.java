@@ -26,6 +26,17 @@ class KnownMatchesTest {
   }
 
   @Test
+  void labelsAreHashedAsMapHashCodeDoes() {
+    java.util.Map<String, String> labels = new java.util.LinkedHashMap<>();
+    assertThat(KnownMatches.hash(labels)).isEqualTo(labels.hashCode());
+    labels.put("app.kubernetes.io/name", "postgresql");
+    labels.put("cellar.dev/role", null);
+    labels.put("app.kubernetes.io/instance", "orders");
+    assertThat(KnownMatches.hash(labels)).isEqualTo(labels.hashCode());
+    assertThat(KnownMatches.hash(null)).isZero();
+  }
+
+  @Test
   void aChildMatchesAgainWhileNeitherItNorTheDesiredStateChanged() {
     KnownMatches known = new KnownMatches();
     assertThat(known.matched(sts(3, "100"), 42)).as("never compared").isFalse();
