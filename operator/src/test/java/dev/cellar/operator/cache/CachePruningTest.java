@@ -17,6 +17,8 @@ import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyBuilder;
 import io.fabric8.kubernetes.client.informers.cache.ItemStore;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -247,6 +249,27 @@ class CachePruningTest {
     assertThat(fields(a).get("f:spec")).isEqualTo(Map.of("f:ingress", Map.of()));
   }
 
+  @Test
+  @SuppressWarnings("unchecked")
+  void fieldSetsAreSharedBelowTheTopButNotWhereTheyNameAnOwner() {
+    NetworkPolicy a = policyApplying("uid-a", Map.of("f:ingress", Map.of()));
+    NetworkPolicy b = policyApplying("uid-b", Map.of("f:ingress", Map.of()));
+    for (NetworkPolicy p : List.of(a, b)) {
+      Map<String, Object> metadata = (Map<String, Object>) fields(p).get("f:metadata");
+      metadata.put("f:labels", new java.util.LinkedHashMap<>(Map.of("f:app", new HashMap<>())));
+      CachePruning.prune(p);
+    }
+    Map<?, ?> metadataA = (Map<?, ?>) fields(a).get("f:metadata");
+    Map<?, ?> metadataB = (Map<?, ?>) fields(b).get("f:metadata");
+    assertThat(metadataB).isNotSameAs(metadataA).isNotEqualTo(metadataA);
+    assertThat(metadataB.get("f:labels"))
+        .isSameAs(metadataA.get("f:labels"))
+        .isEqualTo(Map.of("f:app", Map.of()));
+    assertThat(metadataB.get("f:ownerReferences"))
+        .isNotSameAs(metadataA.get("f:ownerReferences"))
+        .isEqualTo(Map.of("k:{\"uid\":\"uid-b\"}", Map.of()));
+  }
+
   static Map<String, Object> fields(NetworkPolicy policy) {
     return policy.getMetadata().getManagedFields().get(0).getFieldsV1().getAdditionalProperties();
   }
@@ -268,7 +291,10 @@ class CachePruningTest {
     f.setAdditionalProperty(
         "f:metadata",
         new java.util.LinkedHashMap<>(
-            Map.of("f:ownerReferences", Map.of("k:{\"uid\":\"" + ownerUid + "\"}", Map.of()))));
+            Map.of(
+                "f:ownerReferences",
+                new java.util.LinkedHashMap<>(
+                    Map.of("k:{\"uid\":\"" + ownerUid + "\"}", new HashMap<>())))));
     f.setAdditionalProperty("f:spec", new java.util.LinkedHashMap<>(spec));
     return new NetworkPolicyBuilder()
         .withNewMetadata()
