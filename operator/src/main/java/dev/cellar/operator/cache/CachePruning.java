@@ -303,7 +303,7 @@ public final class CachePruning {
    * names, a few KB of nested maps each, down to the empty map that ends every path. Shared at
    * every level, not only at the top: {@code f:metadata} differs per object by its owner's uid
    * alone, and its labels' field names and its leaves are the same everywhere (a NetworkPolicy and
-   * two claims per Database, about 2 KB a Database at 1,000, docs/benchmarks.md). A map that names
+   * two claims per Database, about 3 KB a Database at 1,000, docs/benchmarks.md). A map that names
    * an owner by uid stays the object's own, its children shared. JOSDK's matcher only reads them.
    */
   private static void shareFields(ManagedFieldsEntry entry) {
