@@ -315,18 +315,27 @@ public final class CachePruning {
   }
 
   /** {@code subtree} as one shared instance, or in place with its children shared. */
-  @SuppressWarnings("unchecked")
   static Map<?, ?> shared(Map<?, ?> subtree) {
-    Map<?, ?> shared = SHARED_FIELDS.get(subtree);
-    if (shared != null) {
-      return shared;
+    Map<?, ?> shared = sharedOrNull(subtree);
+    return shared == null ? subtree : shared;
+  }
+
+  /**
+   * The one instance of {@code subtree}, or null when it cannot be shared (it names a uid
+   * somewhere, or the table is full); its children are shared in place either way.
+   */
+  @SuppressWarnings("unchecked")
+  private static Map<?, ?> sharedOrNull(Map<?, ?> subtree) {
+    Map<?, ?> known = SHARED_FIELDS.get(subtree);
+    if (known != null) {
+      return known;
     }
     // forEach and replaceAll, not the map's views: a LinkedHashMap keeps a view once made.
-    boolean[] shareable = {true};
+    boolean[] unique = {false};
     boolean[] parent = {false};
     subtree.forEach(
         (k, v) -> {
-          shareable[0] &= !String.valueOf(k).contains(UID_KEY);
+          unique[0] |= String.valueOf(k).contains(UID_KEY);
           parent[0] |= v instanceof Map;
         });
     if (parent[0]) {
@@ -337,19 +346,19 @@ public final class CachePruning {
                   if (!(v instanceof Map<?, ?> child)) {
                     return v;
                   }
-                  Map<?, ?> sharedChild = shared(child);
-                  // A child that is its own and not in the table names a uid somewhere below.
-                  shareable[0] &= sharedChild != child || SHARED_FIELDS.containsKey(child);
-                  return sharedChild;
+                  Map<?, ?> sharedChild = sharedOrNull(child);
+                  unique[0] |= sharedChild == null;
+                  return sharedChild == null ? child : sharedChild;
                 });
       } catch (UnsupportedOperationException e) {
-        return subtree; // not a map read from JSON: left as it is
+        return null; // not a map read from JSON: left as it is
       }
     }
-    if (shareable[0] && SHARED_FIELDS.size() < MAX_SHARED_FIELDS) {
-      shared = SHARED_FIELDS.putIfAbsent(subtree, subtree);
+    if (unique[0] || SHARED_FIELDS.size() >= MAX_SHARED_FIELDS) {
+      return null;
     }
-    return shared == null ? subtree : shared;
+    Map<?, ?> raced = SHARED_FIELDS.putIfAbsent(subtree, subtree);
+    return raced == null ? subtree : raced;
   }
 
   /** How a field set names a list item by its uid (an owner reference). */
