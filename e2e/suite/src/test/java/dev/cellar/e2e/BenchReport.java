@@ -50,6 +50,28 @@ final class BenchReport {
     }
   }
 
+  /**
+   * The operator JVM's options: as given, or the Deployment's with each size's memory limit (the
+   * limit differs only where the Deployment's does not hold N).
+   */
+  static String jvm(List<Row> rows) {
+    if (ScaleBenchmark.GIVEN_JVM.isPresent()) {
+      return String.join(" ", ScaleBenchmark.GIVEN_JVM.get());
+    }
+    StringBuilder limits = new StringBuilder();
+    for (Row r : rows) {
+      limits
+          .append(limits.length() == 0 ? "" : ", ")
+          .append(ScaleBenchmark.memoryLimitMiB(ScaleBenchmark.deploymentLimitMiB(), r.n))
+          .append("m at ")
+          .append(r.n);
+    }
+    return String.join(" ", ScaleBenchmark.deploymentJvmOptions())
+        + " -XX:MaxRAM (the memory limit that holds N, README's sizing: "
+        + limits
+        + ")";
+  }
+
   static void write(List<Row> rows, int threads, Duration idle) throws IOException {
     Path file = LocalCluster.repoRoot().resolve("docs/benchmarks.md");
     // Everything above the marker is prose kept as it is; a page without the marker keeps it all.
@@ -74,7 +96,7 @@ final class BenchReport {
             threads,
             threads,
             idle.toSeconds(),
-            String.join(" ", ScaleBenchmark.JVM),
+            jvm(rows),
             System.getProperty("bench.command", "bin/bench")));
     out.add("");
     out.add(

@@ -56,31 +56,63 @@ class ScaleBenchmark {
       Set.of("create", "update", "patch", "delete", "deletecollection");
   static final Set<String> READS = Set.of("get", "list", "watch");
 
-  /** The operator JVM's options: bench.jvm, else the Deployment's (see {@link #deploymentJvm}). */
-  static final List<String> JVM =
+  /** The operator JVM's options as given by bench.jvm, if they are. */
+  static final java.util.Optional<List<String>> GIVEN_JVM =
       java.util.Optional.of(System.getProperty("bench.jvm", "").trim())
           .filter(o -> !o.isEmpty())
-          .map(o -> List.of(o.split("\\s+")))
-          .orElseGet(ScaleBenchmark::deploymentJvm);
+          .map(o -> List.of(o.split("\\s+")));
 
   /**
-   * JAVA_TOOL_OPTIONS of deploy/operator/deployment.yaml, plus {@code -XX:MaxRAM} set to the
-   * container's memory limit: this machine has no such limit, and without it the JVM would size its
-   * heap (initial and maximum) from the host's memory instead of the limit, as it does in a pod.
+   * The operator JVM's options for {@code n} Databases: bench.jvm, else the Deployment's
+   * JAVA_TOOL_OPTIONS plus {@code -XX:MaxRAM} set to the memory limit that holds n ({@link
+   * #memoryLimitMiB}): this machine has no such limit, and without it the JVM would size its heap
+   * (initial and maximum) from the host's memory instead of the limit, as it does in a pod.
    */
-  static List<String> deploymentJvm() {
-    Container container = deploymentContainer();
-    long limitMiB =
-        container.getResources().getLimits().get("memory").getNumericalAmount().longValue() >> 20;
+  static List<String> jvm(int n) {
+    return GIVEN_JVM.orElseGet(
+        () -> {
+          List<String> jvm = new ArrayList<>(deploymentJvmOptions());
+          jvm.add("-XX:MaxRAM=" + memoryLimitMiB(deploymentLimitMiB(), n) + "m");
+          return List.copyOf(jvm);
+        });
+  }
+
+  /**
+   * The memory limit the README's sizing line gives for {@code n} Databases: the Deployment's if it
+   * holds them, else the first of 512Mi, 1Gi, 2Gi and so on that does. A limit holds n when half of
+   * it (the heap's maximum) fits the 16 MiB young generation and an old one a quarter over the live
+   * heap, which is about 28 MiB plus 0.06 MiB a Database. So `bin/bench 500,1000,5000` runs the
+   * 5000 with the limit a user would give them (1Gi), where the Deployment's 384Mi runs out.
+   */
+  static long memoryLimitMiB(long deploymentMiB, int n) {
+    double liveMiB = 28 + 0.06 * n;
+    long limit = deploymentMiB;
+    while (limit / 2.0 < 16 + 1.25 * liveMiB) {
+      limit = limit < 512 ? 512 : limit * 2;
+    }
+    return limit;
+  }
+
+  /** The memory limit of deploy/operator/deployment.yaml's container, in MiB. */
+  static long deploymentLimitMiB() {
+    return deploymentContainer()
+            .getResources()
+            .getLimits()
+            .get("memory")
+            .getNumericalAmount()
+            .longValue()
+        >> 20;
+  }
+
+  /** JAVA_TOOL_OPTIONS of deploy/operator/deployment.yaml. */
+  static List<String> deploymentJvmOptions() {
     String options =
-        container.getEnv().stream()
+        deploymentContainer().getEnv().stream()
             .filter(e -> e.getName().equals("JAVA_TOOL_OPTIONS"))
             .findFirst()
             .orElseThrow()
             .getValue();
-    List<String> jvm = new ArrayList<>(List.of(options.trim().split("\\s+")));
-    jvm.add("-XX:MaxRAM=" + limitMiB + "m");
-    return List.copyOf(jvm);
+    return List.of(options.trim().split("\\s+"));
   }
 
   /**
@@ -142,7 +174,7 @@ class ScaleBenchmark {
         Duration.ofMinutes(Long.getLong("bench.deadlineMinutes", 10)).plusSeconds(n);
     Floor.Children children;
     try (KubernetesClient client = cluster.newClient();
-        Cellar cellar = Cellar.install("bench-" + n, settings(), JVM)) {
+        Cellar cellar = Cellar.install("bench-" + n, settings(), jvm(n))) {
       prepare(client, n);
       await("operator ready")
           .atMost(Duration.ofMinutes(2))
