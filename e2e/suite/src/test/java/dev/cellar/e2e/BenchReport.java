@@ -72,7 +72,8 @@ final class BenchReport {
         + ")";
   }
 
-  static void write(List<Row> rows, int threads, Duration idle) throws IOException {
+  static void write(List<Row> rows, int threads, int reconcileThreads, Duration idle)
+      throws IOException {
     Path file = LocalCluster.repoRoot().resolve("docs/benchmarks.md");
     // Everything above the marker is prose kept as it is; a page without the marker keeps it all.
     String page = Files.exists(file) ? Files.readString(file) : "# Benchmarks\n";
@@ -94,7 +95,7 @@ final class BenchReport {
             memoryGiB(),
             kubernetesVersion(),
             threads,
-            threads,
+            reconcileThreads,
             idle.toSeconds(),
             jvm(rows),
             System.getProperty("bench.command", "bin/bench")));

@@ -142,10 +142,15 @@ class ScaleBenchmark {
 
   final int threads = Integer.getInteger("bench.threads", 10);
 
+  /**
+   * The operator's RECONCILE_THREADS (and workflow threads): bench.reconcileThreads, else threads.
+   */
+  final int reconcileThreads = Integer.getInteger("bench.reconcileThreads", threads);
+
   Map<String, String> settings() {
     Map<String, String> settings = new java.util.HashMap<>(deploymentProcessEnv());
     settings.put("LEADER_ELECTION", "false");
-    settings.put("RECONCILE_THREADS", String.valueOf(threads));
+    settings.put("RECONCILE_THREADS", String.valueOf(reconcileThreads));
     return settings;
   }
 
@@ -163,7 +168,7 @@ class ScaleBenchmark {
       rows.add(measure(n));
       System.out.println("bench: " + rows.get(rows.size() - 1));
     }
-    BenchReport.write(rows, threads, idle);
+    BenchReport.write(rows, threads, reconcileThreads, idle);
   }
 
   BenchReport.Row measure(int n) throws Exception {
