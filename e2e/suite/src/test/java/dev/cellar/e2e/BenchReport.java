@@ -58,11 +58,12 @@ final class BenchReport {
     if (ScaleBenchmark.GIVEN_JVM.isPresent()) {
       return String.join(" ", ScaleBenchmark.GIVEN_JVM.get());
     }
+    long deploymentMiB = ScaleBenchmark.deploymentLimitMiB();
     StringBuilder limits = new StringBuilder();
     for (Row r : rows) {
       limits
           .append(limits.length() == 0 ? "" : ", ")
-          .append(ScaleBenchmark.memoryLimitMiB(ScaleBenchmark.deploymentLimitMiB(), r.n))
+          .append(ScaleBenchmark.memoryLimitMiB(deploymentMiB, r.n))
           .append("m at ")
           .append(r.n);
     }

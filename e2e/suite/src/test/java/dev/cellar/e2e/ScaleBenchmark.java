@@ -143,7 +143,8 @@ class ScaleBenchmark {
   final int threads = Integer.getInteger("bench.threads", 10);
 
   /**
-   * The operator's RECONCILE_THREADS (and workflow threads): bench.reconcileThreads, else threads.
+   * The operator's RECONCILE_THREADS (and workflow threads): bench.reconcileThreads, else threads
+   * (Integer.getInteger falls back on the empty value bin/bench passes when it is unset).
    */
   final int reconcileThreads = Integer.getInteger("bench.reconcileThreads", threads);
 
