@@ -35,18 +35,55 @@ final class BenchReport {
     Duration churn;
     Duration firstReconcile;
     Duration ready;
+    List<Duration> toStatefulSet = List.of();
+    List<Duration> toPods = List.of();
+    List<Duration> afterPods = List.of();
+    double eventsReceived;
+    double reconciles;
+    Duration floorCreated;
 
     Row(int n) {
       this.n = n;
     }
 
     Duration percentile(double p) {
-      return latencies.get((int) Math.min(latencies.size() - 1, Math.floor(p * latencies.size())));
+      return percentile(latencies, p);
+    }
+
+    static Duration percentile(List<Duration> sorted, double p) {
+      return sorted.isEmpty()
+          ? Duration.ZERO
+          : sorted.get((int) Math.min(sorted.size() - 1, Math.floor(p * sorted.size())));
+    }
+
+    /** Where each Database's time went, and how often the operator was woken and reconciled. */
+    String phases() {
+      return String.format(
+          Locale.ROOT,
+          "%screated to its StatefulSet %s, StatefulSet to its pod ready %s, pod ready to the"
+              + " Database Ready %s (p50 / p95 / max); %.1f events received and %.1f reconciles"
+              + " a Database",
+          floorCreated == null
+              ? ""
+              : "the floor created every object in " + seconds(floorCreated) + "; ",
+          spread(toStatefulSet),
+          spread(toPods),
+          spread(afterPods),
+          eventsReceived / n,
+          reconciles / n);
+    }
+
+    private static String spread(List<Duration> sorted) {
+      return seconds(percentile(sorted, 0.5))
+          + " / "
+          + seconds(percentile(sorted, 0.95))
+          + " / "
+          + seconds(percentile(sorted, 1));
     }
 
     @Override
     public String toString() {
-      return line(this);
+      return line(this) + " " + phases();
     }
   }
 
@@ -107,6 +144,10 @@ final class BenchReport {
             + " | start-up: first reconcile / ready | repair 10 % |");
     out.add("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     rows.forEach(r -> out.add(line(r)));
+    out.add("");
+    out.add("Where each Database's time went:");
+    out.add("");
+    rows.forEach(r -> out.add("- N = " + r.n + ": " + r.phases()));
     out.add("");
     out.add("The operator's requests by verb and resource:");
     out.add("");

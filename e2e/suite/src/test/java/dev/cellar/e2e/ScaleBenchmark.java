@@ -28,9 +28,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -191,6 +193,11 @@ class ScaleBenchmark {
       FirstSeen<Database> ready =
           new FirstSeen<>(
               client.resources(Database.class).inNamespace(NS).inform(), ScaleBenchmark::isReady);
+      // Where each Database's time goes: to its StatefulSet (the operator's first reconciles),
+      // to that StatefulSet's pod ready (the control plane), to its Ready (the operator again).
+      SharedIndexInformer<StatefulSet> sets = client.apps().statefulSets().inNamespace(NS).inform();
+      FirstSeen<StatefulSet> setMade = new FirstSeen<>(sets, s -> true);
+      FirstSeen<StatefulSet> setReady = new FirstSeen<>(sets, ScaleBenchmark::ready);
       Map<String, Instant> created = new ConcurrentHashMap<>();
       Instant start = Instant.now();
       inParallel(
@@ -205,6 +212,7 @@ class ScaleBenchmark {
           .pollInterval(Duration.ofMillis(200))
           .until(() -> ready.count() == n);
       ready.close();
+      sets.close();
       Instant converged = ready.last();
       row.converge = Duration.between(start, converged);
       row.latencies =
@@ -212,6 +220,13 @@ class ScaleBenchmark {
               .map(e -> Duration.between(e.getValue(), ready.at(e.getKey())))
               .sorted()
               .toList();
+      row.toStatefulSet = sortedGaps(created.keySet(), created::get, setMade::at);
+      row.toPods = sortedGaps(created.keySet(), setMade::at, setReady::at);
+      row.afterPods = sortedGaps(created.keySet(), setReady::at, ready::at);
+      timeline(n, start, created, setMade, setReady, ready);
+      var metrics = cellar.metrics();
+      row.eventsReceived = PrometheusText.sum(metrics, "operator_sdk_events_received_total");
+      row.reconciles = PrometheusText.sum(metrics, "operator_sdk_reconciliations_started_total");
       row.convergeWrites = Audit.count(OPERATOR_USER, start, converged).only(WRITES);
 
       // Cost after convergence.
@@ -304,6 +319,7 @@ class ScaleBenchmark {
       children.shared().forEach(o -> client.resource(o).create());
       inParallel(
           children.perDatabase(), objects -> objects.forEach(o -> client.resource(o).create()));
+      row.floorCreated = Duration.between(start, Instant.now());
       await("floor: " + n + " StatefulSets ready")
           .atMost(deadline)
           .pollInterval(Duration.ofMillis(200))
@@ -312,6 +328,37 @@ class ScaleBenchmark {
       row.floor = Duration.between(start, ready.last());
     }
     return row;
+  }
+
+  /**
+   * Each Database's steps in seconds from the start (created, its StatefulSet seen, its pod ready,
+   * the Database Ready): target/bench/timeline-N.tsv, to find which ones waited and for what.
+   */
+  static void timeline(
+      int n,
+      Instant start,
+      Map<String, Instant> created,
+      FirstSeen<StatefulSet> setMade,
+      FirstSeen<StatefulSet> setReady,
+      FirstSeen<Database> ready)
+      throws java.io.IOException {
+    StringBuilder out = new StringBuilder("database\tcreated\tstatefulset\tpod ready\tready\n");
+    for (String name : new java.util.TreeSet<>(created.keySet())) {
+      out.append(name);
+      for (Instant at :
+          Arrays.asList(created.get(name), setMade.at(name), setReady.at(name), ready.at(name))) {
+        out.append('\t')
+            .append(at == null ? "-" : String.format(Locale.ROOT, "%.3f", secondsSince(start, at)));
+      }
+      out.append('\n');
+    }
+    java.nio.file.Path file = java.nio.file.Path.of("target/bench/timeline-" + n + ".tsv");
+    Files.createDirectories(file.getParent());
+    Files.writeString(file, out);
+  }
+
+  private static double secondsSince(Instant start, Instant at) {
+    return Duration.between(start, at).toMillis() / 1000.0;
   }
 
   /**
@@ -422,6 +469,20 @@ class ScaleBenchmark {
     String version =
         Map.of(Engine.POSTGRESQL, "16", Engine.MYSQL, "8.4", Engine.MARIADB, "11.4").get(engine);
     return new Database(NS, name, new DatabaseSpec(engine, version, "1Gi"));
+  }
+
+  /**
+   * For each name, the time from {@code from} to {@code to}, sorted; names either misses skipped.
+   */
+  static List<Duration> sortedGaps(
+      Set<String> names,
+      java.util.function.Function<String, Instant> from,
+      java.util.function.Function<String, Instant> to) {
+    return names.stream()
+        .filter(name -> from.apply(name) != null && to.apply(name) != null)
+        .map(name -> Duration.between(from.apply(name), to.apply(name)))
+        .sorted()
+        .toList();
   }
 
   static boolean isReady(Database db) {
