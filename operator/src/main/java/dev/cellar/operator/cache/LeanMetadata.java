@@ -1,6 +1,7 @@
 package dev.cellar.operator.cache;
 
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.BeanDescription;
 import com.fasterxml.jackson.databind.DeserializationConfig;
 import com.fasterxml.jackson.databind.DeserializationContext;
@@ -15,6 +16,7 @@ import dev.cellar.api.v1.Database;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
@@ -62,6 +64,12 @@ public final class LeanMetadata {
                 builder.addOrReplaceProperty(new Skipping(managedFields), true);
               }
             }
+            if (desc.getBeanClass() == Pod.class) {
+              SettableBeanProperty spec = builder.findProperty(PropertyName.construct("spec"));
+              if (spec != null) {
+                builder.addOrReplaceProperty(new NodeNameOnly(spec), true);
+              }
+            }
             return builder;
           }
 
@@ -96,6 +104,54 @@ public final class LeanMetadata {
       } finally {
         SKIP.set(before);
       }
+    }
+  }
+
+  /**
+   * A pod's spec, read for its node name alone: what {@link CachePruning} keeps of it. The rest
+   * (containers, volumes, probes, tolerations) is 95 % of a Cellar pod's text once managedFields
+   * are skipped, and pods change more often than anything else the operator watches (the scheduler,
+   * the kubelet, the role labels). Only Pod's own spec property: the pod templates of StatefulSets,
+   * Jobs and CronJobs are read whole.
+   */
+  private static final class NodeNameOnly extends SettableBeanProperty.Delegating {
+    NodeNameOnly(SettableBeanProperty delegate) {
+      super(delegate);
+    }
+
+    @Override
+    protected SettableBeanProperty withDelegate(SettableBeanProperty delegate) {
+      return new NodeNameOnly(delegate);
+    }
+
+    @Override
+    public void deserializeAndSet(JsonParser p, DeserializationContext ctxt, Object instance)
+        throws IOException {
+      set(instance, read(p));
+    }
+
+    @Override
+    public Object deserializeSetAndReturn(
+        JsonParser p, DeserializationContext ctxt, Object instance) throws IOException {
+      return setAndReturn(instance, read(p));
+    }
+
+    private static PodSpec read(JsonParser p) throws IOException {
+      if (p.currentToken() != JsonToken.START_OBJECT) {
+        p.skipChildren();
+        return null;
+      }
+      PodSpec spec = new PodSpec();
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken value = p.nextToken();
+        if ("nodeName".equals(field) && value == JsonToken.VALUE_STRING) {
+          spec.setNodeName(p.getText());
+        } else {
+          p.skipChildren();
+        }
+      }
+      return spec;
     }
   }
 
