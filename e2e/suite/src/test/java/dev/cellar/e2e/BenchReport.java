@@ -10,6 +10,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /** The results table of docs/benchmarks.md: everything below its marker line is rewritten. */
 final class BenchReport {
@@ -41,6 +42,8 @@ final class BenchReport {
     double eventsReceived;
     double reconciles;
     Duration floorCreated;
+    Map<String, Double> clusterCpu = Map.of();
+    Map<String, Double> floorClusterCpu;
 
     Row(int n) {
       this.n = n;
@@ -62,7 +65,7 @@ final class BenchReport {
           Locale.ROOT,
           "%screated to its StatefulSet %s, StatefulSet to its pod ready %s, pod ready to the"
               + " Database Ready %s (p50 / p95 / max); %.1f events received and %.1f reconciles"
-              + " a Database",
+              + " a Database; the cluster's CPU while converging: %s%s",
           floorCreated == null
               ? ""
               : "the floor created every object in " + seconds(floorCreated) + "; ",
@@ -70,7 +73,15 @@ final class BenchReport {
           spread(toPods),
           spread(afterPods),
           eventsReceived / n,
-          reconciles / n);
+          reconciles / n,
+          cpu(clusterCpu),
+          floorClusterCpu == null ? "" : " (the floor: " + cpu(floorClusterCpu) + ")");
+    }
+
+    private static String cpu(Map<String, Double> seconds) {
+      return seconds.entrySet().stream()
+          .map(e -> String.format(Locale.ROOT, "%s %.1f s", e.getKey(), e.getValue()))
+          .collect(java.util.stream.Collectors.joining(", "));
     }
 
     private static String spread(List<Duration> sorted) {

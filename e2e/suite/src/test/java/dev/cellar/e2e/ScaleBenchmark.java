@@ -199,6 +199,7 @@ class ScaleBenchmark {
       FirstSeen<StatefulSet> setMade = new FirstSeen<>(sets, s -> true);
       FirstSeen<StatefulSet> setReady = new FirstSeen<>(sets, ScaleBenchmark::ready);
       Map<String, Instant> created = new ConcurrentHashMap<>();
+      Map<String, Double> clusterCpu = clusterCpuSeconds();
       Instant start = Instant.now();
       inParallel(
           IntStream.range(0, n).boxed().toList(),
@@ -211,6 +212,7 @@ class ScaleBenchmark {
           .atMost(deadline)
           .pollInterval(Duration.ofMillis(200))
           .until(() -> ready.count() == n);
+      row.clusterCpu = since(clusterCpu, clusterCpuSeconds());
       ready.close();
       sets.close();
       Instant converged = ready.last();
@@ -315,6 +317,7 @@ class ScaleBenchmark {
       FirstSeen<StatefulSet> ready =
           new FirstSeen<>(
               client.apps().statefulSets().inNamespace(NS).inform(), ScaleBenchmark::ready);
+      Map<String, Double> clusterCpu = clusterCpuSeconds();
       Instant start = Instant.now();
       children.shared().forEach(o -> client.resource(o).create());
       inParallel(
@@ -324,6 +327,7 @@ class ScaleBenchmark {
           .atMost(deadline)
           .pollInterval(Duration.ofMillis(200))
           .until(() -> ready.count() == children.perDatabase().size());
+      row.floorClusterCpu = since(clusterCpu, clusterCpuSeconds());
       ready.close();
       row.floor = Duration.between(start, ready.last());
     }
@@ -525,6 +529,33 @@ class ScaleBenchmark {
     String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
     String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
     return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / 100.0;
+  }
+
+  /**
+   * The CPU seconds each of the local cluster's processes (API server, etcd, controller manager,
+   * scheduler, kwok) has used so far, by name, from the pid files of its state directory: the two
+   * cores are shared, so what the operator makes the cluster do is time the floor does not spend.
+   */
+  static Map<String, Double> clusterCpuSeconds() throws java.io.IOException {
+    Map<String, Double> cpu = new java.util.TreeMap<>();
+    try (var files = Files.list(LocalCluster.stateDir().resolve("pids"))) {
+      for (Path file : files.filter(f -> f.toString().endsWith(".pid")).toList()) {
+        String name = file.getFileName().toString().replace(".pid", "");
+        try {
+          cpu.put(name, cpuSeconds(Long.parseLong(Files.readString(file).trim())));
+        } catch (Exception e) {
+          cpu.put(name, Double.NaN); // not running: the column says so
+        }
+      }
+    }
+    return cpu;
+  }
+
+  /** What each process used between two readings of {@link #clusterCpuSeconds}. */
+  static Map<String, Double> since(Map<String, Double> before, Map<String, Double> after) {
+    Map<String, Double> used = new java.util.TreeMap<>();
+    after.forEach((name, seconds) -> used.put(name, seconds - before.getOrDefault(name, 0.0)));
+    return used;
   }
 
   /** A field of /proc/PID/status in KiB (VmHWM: the peak resident set). */
