@@ -61,13 +61,14 @@ public final class LeanMetadata {
               SettableBeanProperty managedFields =
                   builder.findProperty(PropertyName.construct("managedFields"));
               if (managedFields != null) {
-                builder.addOrReplaceProperty(new Skipping(managedFields), true);
+                builder.addOrReplaceProperty(
+                    new Lean(managedFields, LeanMetadata::managedFields), true);
               }
             }
             if (desc.getBeanClass() == Pod.class) {
               SettableBeanProperty spec = builder.findProperty(PropertyName.construct("spec"));
               if (spec != null) {
-                builder.addOrReplaceProperty(new NodeNameOnly(spec), true);
+                builder.addOrReplaceProperty(new Lean(spec, LeanMetadata::nodeNameOnly), true);
               }
             }
             return builder;
@@ -108,82 +109,81 @@ public final class LeanMetadata {
   }
 
   /**
+   * How a lean property reads its value: in place of {@code whole}, the property as Jackson built
+   * it, or through it.
+   */
+  @FunctionalInterface
+  private interface Read {
+    void into(
+        JsonParser p, DeserializationContext ctxt, Object instance, SettableBeanProperty whole)
+        throws IOException;
+  }
+
+  /** ObjectMeta's managedFields: skipped on a marked thread, read as before otherwise. */
+  private static void managedFields(
+      JsonParser p, DeserializationContext ctxt, Object instance, SettableBeanProperty whole)
+      throws IOException {
+    if (SKIP.get()) {
+      p.skipChildren();
+    } else {
+      whole.deserializeAndSet(p, ctxt, instance);
+    }
+  }
+
+  /**
    * A pod's spec, read for its node name alone: what {@link CachePruning} keeps of it. The rest
    * (containers, volumes, probes, tolerations) is 95 % of a Cellar pod's text once managedFields
    * are skipped, and pods change more often than anything else the operator watches (the scheduler,
    * the kubelet, the role labels). Only Pod's own spec property: the pod templates of StatefulSets,
    * Jobs and CronJobs are read whole.
    */
-  private static final class NodeNameOnly extends SettableBeanProperty.Delegating {
-    NodeNameOnly(SettableBeanProperty delegate) {
-      super(delegate);
+  private static void nodeNameOnly(
+      JsonParser p, DeserializationContext ctxt, Object instance, SettableBeanProperty whole)
+      throws IOException {
+    if (p.currentToken() != JsonToken.START_OBJECT) {
+      p.skipChildren();
+      whole.set(instance, null);
+      return;
     }
-
-    @Override
-    protected SettableBeanProperty withDelegate(SettableBeanProperty delegate) {
-      return new NodeNameOnly(delegate);
-    }
-
-    @Override
-    public void deserializeAndSet(JsonParser p, DeserializationContext ctxt, Object instance)
-        throws IOException {
-      set(instance, read(p));
-    }
-
-    @Override
-    public Object deserializeSetAndReturn(
-        JsonParser p, DeserializationContext ctxt, Object instance) throws IOException {
-      return setAndReturn(instance, read(p));
-    }
-
-    private static PodSpec read(JsonParser p) throws IOException {
-      if (p.currentToken() != JsonToken.START_OBJECT) {
+    PodSpec spec = new PodSpec();
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String field = p.currentName();
+      JsonToken value = p.nextToken();
+      if ("nodeName".equals(field) && value == JsonToken.VALUE_STRING) {
+        spec.setNodeName(p.getText());
+      } else {
         p.skipChildren();
-        return null;
       }
-      PodSpec spec = new PodSpec();
-      while (p.nextToken() == JsonToken.FIELD_NAME) {
-        String field = p.currentName();
-        JsonToken value = p.nextToken();
-        if ("nodeName".equals(field) && value == JsonToken.VALUE_STRING) {
-          spec.setNodeName(p.getText());
-        } else {
-          p.skipChildren();
-        }
-      }
-      return spec;
     }
+    whole.set(instance, spec);
   }
 
-  /** ObjectMeta's managedFields: skipped on a marked thread, read as before otherwise. */
-  private static final class Skipping extends SettableBeanProperty.Delegating {
-    Skipping(SettableBeanProperty delegate) {
-      super(delegate);
+  /** A property that reads its value the {@link Read} way. */
+  private static final class Lean extends SettableBeanProperty.Delegating {
+    private final Read read;
+
+    Lean(SettableBeanProperty whole, Read read) {
+      super(whole);
+      this.read = read;
     }
 
     @Override
-    protected SettableBeanProperty withDelegate(SettableBeanProperty delegate) {
-      return new Skipping(delegate);
+    protected SettableBeanProperty withDelegate(SettableBeanProperty whole) {
+      return new Lean(whole, read);
     }
 
     @Override
     public void deserializeAndSet(JsonParser p, DeserializationContext ctxt, Object instance)
         throws IOException {
-      if (SKIP.get()) {
-        p.skipChildren();
-      } else {
-        super.deserializeAndSet(p, ctxt, instance);
-      }
+      read.into(p, ctxt, instance, delegate);
     }
 
     @Override
     public Object deserializeSetAndReturn(
         JsonParser p, DeserializationContext ctxt, Object instance) throws IOException {
-      if (SKIP.get()) {
-        p.skipChildren();
-        return instance;
-      }
-      return super.deserializeSetAndReturn(p, ctxt, instance);
+      // The models' setters return nothing: the instance is what was set.
+      read.into(p, ctxt, instance, delegate);
+      return instance;
     }
   }
 }
