@@ -35,6 +35,9 @@ import java.util.Set;
  * <p>Jackson builds one ObjectMeta deserializer for every kind, so the kind is passed down on the
  * reading thread: reading one of these kinds marks the thread, and the managedFields property of
  * the ObjectMeta read inside skips its value while the mark is set.
+ *
+ * <p>A pod's spec is read for its node name alone, all the cache keeps of it (docs/benchmarks.md,
+ * nineteenth pass: 127 to 51 us a pod under C1).
  */
 public final class LeanMetadata {
   static final Set<Class<?>> KINDS =
