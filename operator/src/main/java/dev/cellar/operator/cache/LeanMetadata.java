@@ -1,7 +1,6 @@
 package dev.cellar.operator.cache;
 
 import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.BeanDescription;
 import com.fasterxml.jackson.databind.DeserializationConfig;
 import com.fasterxml.jackson.databind.DeserializationContext;
@@ -16,7 +15,6 @@ import dev.cellar.api.v1.Database;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
@@ -35,9 +33,6 @@ import java.util.Set;
  * <p>Jackson builds one ObjectMeta deserializer for every kind, so the kind is passed down on the
  * reading thread: reading one of these kinds marks the thread, and the managedFields property of
  * the ObjectMeta read inside skips its value while the mark is set.
- *
- * <p>A pod's spec is read for its node name alone, all the cache keeps of it (docs/benchmarks.md,
- * nineteenth pass: 127 to 51 us a pod under C1).
  */
 public final class LeanMetadata {
   static final Set<Class<?>> KINDS =
@@ -64,14 +59,7 @@ public final class LeanMetadata {
               SettableBeanProperty managedFields =
                   builder.findProperty(PropertyName.construct("managedFields"));
               if (managedFields != null) {
-                builder.addOrReplaceProperty(
-                    new Lean(managedFields, LeanMetadata::managedFields), true);
-              }
-            }
-            if (desc.getBeanClass() == Pod.class) {
-              SettableBeanProperty spec = builder.findProperty(PropertyName.construct("spec"));
-              if (spec != null) {
-                builder.addOrReplaceProperty(new Lean(spec, LeanMetadata::nodeNameOnly), true);
+                builder.addOrReplaceProperty(new Skipping(managedFields), true);
               }
             }
             return builder;
@@ -111,82 +99,35 @@ public final class LeanMetadata {
     }
   }
 
-  /**
-   * How a lean property reads its value: in place of {@code whole}, the property as Jackson built
-   * it, or through it.
-   */
-  @FunctionalInterface
-  private interface Read {
-    void into(
-        JsonParser p, DeserializationContext ctxt, Object instance, SettableBeanProperty whole)
-        throws IOException;
-  }
-
   /** ObjectMeta's managedFields: skipped on a marked thread, read as before otherwise. */
-  private static void managedFields(
-      JsonParser p, DeserializationContext ctxt, Object instance, SettableBeanProperty whole)
-      throws IOException {
-    if (SKIP.get()) {
-      p.skipChildren();
-    } else {
-      whole.deserializeAndSet(p, ctxt, instance);
-    }
-  }
-
-  /**
-   * A pod's spec, read for its node name alone: what {@link CachePruning} keeps of it. The rest
-   * (containers, volumes, probes, tolerations) is 95 % of a Cellar pod's text once managedFields
-   * are skipped, and pods change more often than anything else the operator watches (the scheduler,
-   * the kubelet, the role labels). Only Pod's own spec property: the pod templates of StatefulSets,
-   * Jobs and CronJobs are read whole.
-   */
-  private static void nodeNameOnly(
-      JsonParser p, DeserializationContext ctxt, Object instance, SettableBeanProperty whole)
-      throws IOException {
-    if (p.currentToken() != JsonToken.START_OBJECT) {
-      p.skipChildren();
-      whole.set(instance, null);
-      return;
-    }
-    PodSpec spec = new PodSpec();
-    while (p.nextToken() == JsonToken.FIELD_NAME) {
-      String field = p.currentName();
-      JsonToken value = p.nextToken();
-      if ("nodeName".equals(field) && value == JsonToken.VALUE_STRING) {
-        spec.setNodeName(p.getText());
-      } else {
-        p.skipChildren();
-      }
-    }
-    whole.set(instance, spec);
-  }
-
-  /** A property that reads its value the {@link Read} way. */
-  private static final class Lean extends SettableBeanProperty.Delegating {
-    private final Read read;
-
-    Lean(SettableBeanProperty whole, Read read) {
-      super(whole);
-      this.read = read;
+  private static final class Skipping extends SettableBeanProperty.Delegating {
+    Skipping(SettableBeanProperty delegate) {
+      super(delegate);
     }
 
     @Override
-    protected SettableBeanProperty withDelegate(SettableBeanProperty whole) {
-      return new Lean(whole, read);
+    protected SettableBeanProperty withDelegate(SettableBeanProperty delegate) {
+      return new Skipping(delegate);
     }
 
     @Override
     public void deserializeAndSet(JsonParser p, DeserializationContext ctxt, Object instance)
         throws IOException {
-      read.into(p, ctxt, instance, delegate);
+      if (SKIP.get()) {
+        p.skipChildren();
+      } else {
+        super.deserializeAndSet(p, ctxt, instance);
+      }
     }
 
     @Override
     public Object deserializeSetAndReturn(
         JsonParser p, DeserializationContext ctxt, Object instance) throws IOException {
-      // The models' setters return nothing: the instance is what was set.
-      read.into(p, ctxt, instance, delegate);
-      return instance;
+      if (SKIP.get()) {
+        p.skipChildren();
+        return instance;
+      }
+      return super.deserializeSetAndReturn(p, ctxt, instance);
     }
   }
 }

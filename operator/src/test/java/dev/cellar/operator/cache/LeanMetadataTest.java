@@ -8,7 +8,6 @@ import io.fabric8.kubernetes.api.model.ManagedFieldsEntryBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodList;
 import io.fabric8.kubernetes.api.model.PodListBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -74,61 +73,6 @@ class LeanMetadataTest {
     PodList list = new PodListBuilder().addToItems(pod, pod).build();
     assertThat(LEAN.unmarshal(LEAN.asJson(list), PodList.class).getItems())
         .allSatisfy(p -> assertThat(p.getMetadata().getManagedFields()).isNullOrEmpty());
-  }
-
-  @Test
-  void aPodsSpecIsReadForItsNodeNameAloneAndPodTemplatesWhole() {
-    Pod pod =
-        new PodBuilder()
-            .withMetadata(metadata("orders-0"))
-            .withNewSpec()
-            .withNodeName("node-1")
-            .addNewContainer()
-            .withName("database")
-            .withImage("postgres:16")
-            .addNewEnv()
-            .withName("PGDATA")
-            .withValue("/data")
-            .endEnv()
-            .endContainer()
-            .addNewToleration()
-            .withKey("dedicated")
-            .endToleration()
-            .endSpec()
-            .withNewStatus()
-            .withPhase("Running")
-            .endStatus()
-            .build();
-    Pod read = read(pod, Pod.class);
-    assertThat(read.getSpec().getNodeName()).isEqualTo("node-1");
-    assertThat(read.getSpec().getContainers()).isNullOrEmpty();
-    assertThat(read.getSpec().getTolerations()).isNullOrEmpty();
-    // What follows the spec is read as before.
-    assertThat(read.getStatus().getPhase()).isEqualTo("Running");
-    // A pod not yet scheduled, and a pod without a spec.
-    pod.getSpec().setNodeName(null);
-    assertThat(read(pod, Pod.class).getSpec().getNodeName()).isNull();
-    pod.setSpec(null);
-    assertThat(read(pod, Pod.class).getSpec()).isNull();
-
-    StatefulSet sts =
-        new StatefulSetBuilder()
-            .withMetadata(metadata("orders"))
-            .withNewSpec()
-            .withNewTemplate()
-            .withNewSpec()
-            .withNodeName("node-1")
-            .addNewContainer()
-            .withName("database")
-            .withImage("postgres:16")
-            .endContainer()
-            .endSpec()
-            .endTemplate()
-            .endSpec()
-            .build();
-    assertThat(read(sts, StatefulSet.class).getSpec().getTemplate().getSpec().getContainers())
-        .singleElement()
-        .satisfies(c -> assertThat(c.getImage()).isEqualTo("postgres:16"));
   }
 
   @Test
