@@ -482,11 +482,16 @@ class ScaleBenchmark {
       Set<String> names,
       java.util.function.Function<String, Instant> from,
       java.util.function.Function<String, Instant> to) {
-    return names.stream()
-        .filter(name -> from.apply(name) != null && to.apply(name) != null)
-        .map(name -> Duration.between(from.apply(name), to.apply(name)))
-        .sorted()
-        .toList();
+    List<Duration> gaps = new ArrayList<>();
+    for (String name : names) {
+      Instant start = from.apply(name);
+      Instant end = to.apply(name);
+      if (start != null && end != null) {
+        gaps.add(Duration.between(start, end));
+      }
+    }
+    gaps.sort(Comparator.naturalOrder());
+    return gaps;
   }
 
   static boolean isReady(Database db) {
