@@ -26,6 +26,8 @@ import java.util.Optional;
  * @param podCreation why the StatefulSet cannot create its pods (its FailedCreate Event), if it
  *     cannot
  * @param volumes why a volume claim stays Pending (its Warning Event), if one does
+ * @param provisioning the data claims that name a storage class, by name, with that class: its
+ *     provisioner makes their volumes
  * @param failover what the failover step says about the primary, if anything (see Failover)
  * @param credentialsApplied the passwords the servers hold now, when that changed (see
  *     PasswordRotation); empty keeps the status's
@@ -46,6 +48,7 @@ public record Observed(
     Optional<String> credentials,
     Optional<String> podCreation,
     Optional<String> volumes,
+    Map<String, String> provisioning,
     Optional<Failure> failover,
     Optional<CredentialsStatus> credentialsApplied,
     Optional<Failure> credentialsFailure,

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -41,6 +42,17 @@ public record PodTrouble(Reason reason, String pod, String message, Instant sinc
 
   /** A volume being provisioned or a node joining can keep a pod unscheduled for a while. */
   static final Duration SCHEDULING_GRACE = Duration.ofSeconds(60);
+
+  /**
+   * A claim of a storage class waits for that class's provisioner, and its pod for the scheduler's
+   * next try once it is bound; both may just be busy: with 1,000 Databases created at once the
+   * control plane here bound about 200 claims a minute, and after a minute's grace 740 Databases
+   * turned Degraded, each with a Warning Event, then Ready again (docs/benchmarks.md, twentieth
+   * pass). A provisioner that fails says so at once in a Warning on the claim (VolumePending); one
+   * that does not run shows here after this long. A claim of no class waits for a volume that
+   * someone must create, so it keeps the minute.
+   */
+  static final Duration PROVISIONING_GRACE = Duration.ofMinutes(5);
 
   /** The scheduler's words for a pod whose claims are not bound yet. */
   static final String UNBOUND_CLAIMS = "unbound immediate PersistentVolumeClaims";
@@ -116,13 +128,21 @@ public record PodTrouble(Reason reason, String pod, String message, Instant sinc
    * running first, else a running container that is not ready.
    */
   public static Optional<PodTrouble> of(List<Pod> pods) {
+    return of(pods, Map.of());
+  }
+
+  /**
+   * As {@link #of(List)}, knowing which claims a provisioner makes: {@code provisioning} maps the
+   * name of each claim that names a storage class to that class.
+   */
+  public static Optional<PodTrouble> of(List<Pod> pods, Map<String, String> provisioning) {
     List<Pod> live =
         pods.stream()
             .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
             .sorted(Comparator.comparing(p -> p.getMetadata().getName()))
             .toList();
     return live.stream()
-        .map(PodTrouble::ofPod)
+        .map(p -> ofPod(p, provisioning))
         .flatMap(Optional::stream)
         .findFirst()
         .or(() -> live.stream().map(PodTrouble::notReady).flatMap(Optional::stream).findFirst());
@@ -133,6 +153,10 @@ public record PodTrouble(Reason reason, String pod, String message, Instant sinc
    * (replacing that pod would not help it).
    */
   public static Optional<PodTrouble> ofPod(Pod pod) {
+    return ofPod(pod, Map.of());
+  }
+
+  private static Optional<PodTrouble> ofPod(Pod pod, Map<String, String> provisioning) {
     if (pod.getStatus() == null) {
       return Optional.empty();
     }
@@ -142,29 +166,46 @@ public record PodTrouble(Reason reason, String pod, String message, Instant sinc
             .filter(c -> "False".equals(c.getStatus()) && "Unschedulable".equals(c.getReason()));
     if (unscheduled.isPresent()) {
       String why = clip(unscheduled.get().getMessage());
+      String claim = Topology.DATA_VOLUME + "-" + name;
+      Optional<String> storageClass =
+          Optional.ofNullable(provisioning.get(claim)).filter(c -> why.contains(UNBOUND_CLAIMS));
       // A pod whose claim is not bound yet is unschedulable too, but wants a volume, not nodes.
       String message =
-          why.contains(UNBOUND_CLAIMS)
+          storageClass.isPresent()
               ? "pod "
                   + name
-                  + " waits for its volume claim to be bound, and no Warning on the claim says why:"
-                  + " check spec.storageClassName and that its provisioner runs (kubectl describe pvc "
-                  + Topology.DATA_VOLUME
-                  + "-"
+                  + " has waited over "
+                  + PROVISIONING_GRACE.toMinutes()
+                  + " min for its volume claim "
+                  + claim
+                  + " to be bound and the pod scheduled, and no Warning on the claim says why:"
+                  + " check that storage class "
+                  + storageClass.get()
+                  + "'s provisioner runs and has room (kubectl describe pvc "
+                  + claim
+                  + "), and the scheduler's Events (kubectl describe pod "
                   + name
                   + ")"
-              : "pod "
-                  + name
-                  + " cannot be scheduled: "
-                  + why
-                  + ". Free or add nodes that fit its requests, volumes and spec.nodeSelector";
+              : why.contains(UNBOUND_CLAIMS)
+                  ? "pod "
+                      + name
+                      + " waits for its volume claim to be bound, and no Warning on the claim says"
+                      + " why: check spec.storageClassName and that its provisioner runs (kubectl"
+                      + " describe pvc "
+                      + claim
+                      + ")"
+                  : "pod "
+                      + name
+                      + " cannot be scheduled: "
+                      + why
+                      + ". Free or add nodes that fit its requests, volumes and spec.nodeSelector";
       return Optional.of(
           new PodTrouble(
               Reason.UNSCHEDULABLE,
               name,
               message,
               time(unscheduled.get().getLastTransitionTime()).orElse(since(pod)),
-              SCHEDULING_GRACE));
+              storageClass.isPresent() ? PROVISIONING_GRACE : SCHEDULING_GRACE));
     }
     return containers(pod).map(c -> ofContainer(pod, c)).flatMap(Optional::stream).findFirst();
   }

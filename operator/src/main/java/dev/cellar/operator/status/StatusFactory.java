@@ -74,7 +74,7 @@ public final class StatusFactory {
           observed.pod(topology.primaryPod()).map(StatusFactory::podReady).orElse(false),
           everAvailable(previous),
           sts.flatMap(Topology::runningVersion),
-          PodTrouble.of(observed.pods()).filter(t -> t.counts(now)));
+          PodTrouble.of(observed.pods(), observed.provisioning()).filter(t -> t.counts(now)));
     }
 
     /**

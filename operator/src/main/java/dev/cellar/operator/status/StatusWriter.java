@@ -21,7 +21,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -75,7 +77,8 @@ public final class StatusWriter {
     Instant now = Instant.now();
     Observed observed = observe(db, context, storage, error, failover, rotation);
     DatabaseStatus status = StatusFactory.compute(db, observed, now);
-    Optional<Duration> recheck = PodTrouble.of(observed.pods()).flatMap(t -> t.countsIn(now));
+    Optional<Duration> recheck =
+        PodTrouble.of(observed.pods(), observed.provisioning()).flatMap(t -> t.countsIn(now));
     if (observed.credentials().isPresent()) {
       // A Secret the user brought is not watched (only Cellar's are cached): look again for the
       // missing keys, a read every half minute while they are missing.
@@ -136,6 +139,7 @@ public final class StatusWriter {
         credentials(topology, context),
         podCreation(topology, context, sts, pods),
         volumes(topology, context),
+        provisioning(context),
         failover,
         rotation.applied(),
         rotation.failure(),
@@ -148,11 +152,7 @@ public final class StatusWriter {
    * Events say so ({@link WarningEvents}).
    */
   private static Optional<String> volumes(Topology topology, Context<Database> context) {
-    Optional<StoragePlan> plan =
-        context
-            .managedWorkflowAndDependentResourceContext()
-            .get(StoragePlan.CONTEXT_KEY, StoragePlan.class);
-    return plan.stream()
+    return plan(context).stream()
         .flatMap(p -> Stream.concat(p.dataClaims().stream(), p.backupClaim().stream()))
         .filter(c -> c.getStatus() == null || "Pending".equals(c.getStatus().getPhase()))
         .flatMap(
@@ -169,6 +169,24 @@ public final class StatusWriter {
                                 + ". Check spec.storageClassName and the cluster's provisioner")
                     .stream())
         .findFirst();
+  }
+
+  /** The data claims that name a storage class, with that class (see PodTrouble). */
+  private static Map<String, String> provisioning(Context<Database> context) {
+    return plan(context).stream()
+        .flatMap(p -> p.dataClaims().stream())
+        .filter(c -> c.getSpec() != null && c.getSpec().getStorageClassName() != null)
+        .filter(c -> !c.getSpec().getStorageClassName().isEmpty())
+        .collect(
+            Collectors.toMap(
+                c -> c.getMetadata().getName(), c -> c.getSpec().getStorageClassName()));
+  }
+
+  /** The reconcile's storage plan: none if it failed before the plan was read. */
+  private static Optional<StoragePlan> plan(Context<Database> context) {
+    return context
+        .managedWorkflowAndDependentResourceContext()
+        .get(StoragePlan.CONTEXT_KEY, StoragePlan.class);
   }
 
   /** What is wrong with the credentials Secret the pods read, if anything. */

@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -130,6 +131,37 @@ class PodTroubleTest {
         .doesNotContain("add nodes");
     assertThat(trouble.counts(T0.plusSeconds(59))).isFalse();
     assertThat(trouble.counts(T0.plusSeconds(60))).isTrue();
+  }
+
+  @Test
+  void aClaimThatWaitsForItsClassesProvisionerHasFiveMinutes() {
+    String unbound = "0/23 nodes are available: pod has unbound immediate PersistentVolumeClaims.";
+    Map<String, String> provisioning = Map.of("data-orders-0", "fast-ssd");
+    PodTrouble trouble =
+        PodTrouble.of(List.of(unscheduled("orders-0", unbound)), provisioning).orElseThrow();
+    assertThat(trouble.reason()).isEqualTo(Reason.UNSCHEDULABLE);
+    assertThat(trouble.message())
+        .contains(
+            "waited over 5 min for its volume claim data-orders-0 to be bound",
+            "storage class fast-ssd's provisioner",
+            "kubectl describe pvc data-orders-0",
+            "kubectl describe pod orders-0");
+    assertThat(trouble.counts(T0.plusSeconds(299))).isFalse();
+    assertThat(trouble.counts(T0.plusSeconds(300))).isTrue();
+    assertThat(trouble.countsIn(T0.plusSeconds(60))).contains(Duration.ofSeconds(240));
+    // Another pod's claim, or a pod that wants nodes, keeps the minute.
+    assertThat(
+            PodTrouble.of(List.of(unscheduled("orders-1", unbound)), provisioning)
+                .orElseThrow()
+                .counts(T0.plusSeconds(60)))
+        .isTrue();
+    PodTrouble nodes =
+        PodTrouble.of(
+                List.of(unscheduled("orders-0", "0/3 nodes are available: 3 Insufficient cpu.")),
+                provisioning)
+            .orElseThrow();
+    assertThat(nodes.counts(T0.plusSeconds(60))).isTrue();
+    assertThat(nodes.message()).contains("Insufficient cpu").doesNotContain("fast-ssd");
   }
 
   /** A pod the scheduler could not place since T0, for {@code message}. */

@@ -117,6 +117,7 @@ class StatusFactoryTest {
         Optional.empty(),
         Optional.empty(),
         Optional.empty(),
+        Map.of(),
         Optional.empty(),
         Optional.empty(),
         Optional.empty(),
