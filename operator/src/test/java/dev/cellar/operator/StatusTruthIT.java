@@ -11,18 +11,26 @@ import dev.cellar.operator.status.Conditions.Type;
 import dev.cellar.testkit.LocalCluster;
 import dev.cellar.testkit.LocalOperator;
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.api.model.ResourceQuotaBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.storage.StorageClass;
+import io.fabric8.kubernetes.api.model.storage.StorageClassBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Failures a user can act on are named in Degraded with the API server's own words, against a real
  * API server: a child it refuses, pods the StatefulSet cannot create, a Secret without the keys the
- * pods read. Each recovers once the cause is gone.
+ * pods read. Each recovers once the cause is gone. A claim that only waits for its provisioner is
+ * not called a failure within the minute an unscheduled pod gets.
  */
 class StatusTruthIT extends ReconcilerTestBase {
   static final KubernetesClient client = LocalCluster.get().newClient();
@@ -125,5 +133,56 @@ class StatusTruthIT extends ReconcilerTestBase {
                     .contains(
                         "PVC data-noclass-0 is Pending", "no-such-class", "spec.storageClassName"));
     assertThat(get("noclass").getStatus().getPhase()).isEqualTo(Phase.Failed);
+  }
+
+  @Test
+  void aClaimWaitingForItsClassesProvisionerIsNotCalledUnschedulableWithinAMinute() {
+    // A class whose provisioner does not run: its claims stay Pending with only Normal Events,
+    // as when a busy provisioner has not got to them yet.
+    StorageClass silent =
+        client
+            .resource(
+                new StorageClassBuilder()
+                    .withNewMetadata()
+                    .withName("silent-" + operator.getNamespace())
+                    .endMetadata()
+                    .withProvisioner("cellar.dev/no-such-provisioner")
+                    .withVolumeBindingMode("Immediate")
+                    .build())
+            .create();
+    try {
+      DatabaseSpec spec = new DatabaseSpec(Engine.POSTGRESQL, "16", "1Gi");
+      spec.setStorageClassName(silent.getMetadata().getName());
+      operator.create(new Database(null, "waiting", spec));
+      await("the pod unschedulable for its unbound claim")
+          .atMost(CONVERGE)
+          .until(
+              () ->
+                  Optional.ofNullable(operator.get(Pod.class, "waiting-0"))
+                      .map(Pod::getStatus)
+                      .map(PodStatus::getConditions)
+                      .orElse(List.of())
+                      .stream()
+                      .anyMatch(
+                          c ->
+                              "PodScheduled".equals(c.getType())
+                                  && "Unschedulable".equals(c.getReason())
+                                  && c.getMessage().contains("unbound immediate")));
+      // Past the minute an unscheduled pod gets, it still only waits for the provisioner.
+      await("still provisioning after 70 s")
+          .during(Duration.ofSeconds(70))
+          .atMost(Duration.ofSeconds(100))
+          .untilAsserted(
+              () -> {
+                Database db = get("waiting");
+                assertThat(db.getStatus().getPhase())
+                    .as(describe(db))
+                    .isEqualTo(Phase.Provisioning);
+                assertThat(condition(db, Type.DEGRADED).getStatus()).isEqualTo("False");
+              });
+      assertThat(hasEvent("waiting", "Unschedulable")).isFalse();
+    } finally {
+      client.resource(silent).delete();
+    }
   }
 }
