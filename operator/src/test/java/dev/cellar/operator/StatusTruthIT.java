@@ -167,7 +167,7 @@ class StatusTruthIT extends ReconcilerTestBase {
                           c ->
                               "PodScheduled".equals(c.getType())
                                   && "Unschedulable".equals(c.getReason())
-                                  && c.getMessage().contains("unbound immediate")));
+                                  && String.valueOf(c.getMessage()).contains("unbound immediate")));
       // Past the minute an unscheduled pod gets, it still only waits for the provisioner.
       await("still provisioning after 70 s")
           .during(Duration.ofSeconds(70))
