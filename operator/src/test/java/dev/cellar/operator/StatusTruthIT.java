@@ -168,6 +168,8 @@ class StatusTruthIT extends ReconcilerTestBase {
                               "PodScheduled".equals(c.getType())
                                   && "Unschedulable".equals(c.getReason())
                                   && String.valueOf(c.getMessage()).contains("unbound immediate")));
+      // The pod can be turned away before the operator writes the first status.
+      awaitPhase("waiting", Phase.Provisioning);
       // Past the minute an unscheduled pod gets, it still only waits for the provisioner.
       await("still provisioning after 70 s")
           .during(Duration.ofSeconds(70))
