@@ -169,45 +169,53 @@ public record PodTrouble(Reason reason, String pod, String message, Instant sinc
       String claim = Topology.DATA_VOLUME + "-" + name;
       Optional<String> storageClass =
           Optional.ofNullable(provisioning.get(claim)).filter(c -> why.contains(UNBOUND_CLAIMS));
-      // A pod whose claim is not bound yet is unschedulable too, but wants a volume, not nodes.
-      String message =
-          storageClass.isPresent()
-              ? "pod "
-                  + name
-                  + " has waited over "
-                  + PROVISIONING_GRACE.toMinutes()
-                  + " min for its volume claim "
-                  + claim
-                  + " to be bound and the pod scheduled, and no Warning on the claim says why:"
-                  + " check that storage class "
-                  + storageClass.get()
-                  + "'s provisioner runs and has room (kubectl describe pvc "
-                  + claim
-                  + "), and the scheduler's Events (kubectl describe pod "
-                  + name
-                  + ")"
-              : why.contains(UNBOUND_CLAIMS)
-                  ? "pod "
-                      + name
-                      + " waits for its volume claim to be bound, and no Warning on the claim says"
-                      + " why: check spec.storageClassName and that its provisioner runs (kubectl"
-                      + " describe pvc "
-                      + claim
-                      + ")"
-                  : "pod "
-                      + name
-                      + " cannot be scheduled: "
-                      + why
-                      + ". Free or add nodes that fit its requests, volumes and spec.nodeSelector";
       return Optional.of(
           new PodTrouble(
               Reason.UNSCHEDULABLE,
               name,
-              message,
+              unscheduledMessage(name, claim, why, storageClass),
               time(unscheduled.get().getLastTransitionTime()).orElse(since(pod)),
               storageClass.isPresent() ? PROVISIONING_GRACE : SCHEDULING_GRACE));
     }
     return containers(pod).map(c -> ofContainer(pod, c)).flatMap(Optional::stream).findFirst();
+  }
+
+  /**
+   * Why pod {@code name} is not scheduled, from the scheduler's {@code why}. A pod whose claim is
+   * not bound yet is unschedulable too, but wants a volume, not nodes; {@code storageClass} is its
+   * claim's class when that class's provisioner makes the volume.
+   */
+  private static String unscheduledMessage(
+      String name, String claim, String why, Optional<String> storageClass) {
+    if (storageClass.isPresent()) {
+      return "pod "
+          + name
+          + " has waited over "
+          + PROVISIONING_GRACE.toMinutes()
+          + " min for its volume claim "
+          + claim
+          + " to be bound and the pod scheduled, and no Warning on the claim says why: check that"
+          + " storage class "
+          + storageClass.get()
+          + "'s provisioner runs and has room (kubectl describe pvc "
+          + claim
+          + "), and the scheduler's Events (kubectl describe pod "
+          + name
+          + ")";
+    }
+    if (why.contains(UNBOUND_CLAIMS)) {
+      return "pod "
+          + name
+          + " waits for its volume claim to be bound, and no Warning on the claim says why: check"
+          + " spec.storageClassName and that its provisioner runs (kubectl describe pvc "
+          + claim
+          + ")";
+    }
+    return "pod "
+        + name
+        + " cannot be scheduled: "
+        + why
+        + ". Free or add nodes that fit its requests, volumes and spec.nodeSelector";
   }
 
   private static Optional<PodTrouble> ofContainer(Pod pod, ContainerStatus container) {
