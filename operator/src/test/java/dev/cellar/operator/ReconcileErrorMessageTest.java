@@ -85,6 +85,21 @@ class ReconcileErrorMessageTest {
   }
 
   @Test
+  void theOperatorsTokenNeverReachesTheLine() {
+    // What the JDK's client says of a token read with its file's trailing newline.
+    String token = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJjZWxsYXIifQ.c2lnbmF0dXJl-_x";
+    KubernetesClientException refused =
+        new KubernetesClientException(
+            "An error has occurred.",
+            new IllegalArgumentException("invalid header value: \"Bearer " + token + "\""));
+    assertThat(ErrorMessages.oneLine(new OperatorException(refused)))
+        .isEqualTo("invalid header value: \"Bearer (redacted)\"")
+        .doesNotContain(token);
+    assertThat(ErrorMessages.oneLine(new IllegalStateException("Basic dXNlcjpwYXNz refused")))
+        .isEqualTo("Basic (redacted) refused");
+  }
+
+  @Test
   void aVeryLongMessageIsCut() {
     String message = ErrorMessages.oneLine(new IllegalStateException("x".repeat(5000)));
     assertThat(message).hasSize(1000).endsWith("...");

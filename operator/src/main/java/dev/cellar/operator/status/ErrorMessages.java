@@ -7,12 +7,20 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.AggregatedOperatorException;
 import java.util.Optional;
 import java.util.function.Predicate;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /** Errors as one line each, for the log and the Degraded message, without stack traces. */
 public final class ErrorMessages {
   /** Longer messages are cut: a condition message is read in kubectl's columns. */
   static final int MAX_LENGTH = 1000;
+
+  /**
+   * An Authorization header's value as the JDK's HTTP client quotes it when it refuses the header
+   * ({@code invalid header value: "Bearer eyJ..."}, as for a token file that ends in a newline):
+   * the scheme stays, the credential goes.
+   */
+  private static final Pattern CREDENTIAL = Pattern.compile("\\b(Bearer|Basic)\\s+[^\\s\"']+");
 
   private ErrorMessages() {}
 
@@ -30,6 +38,9 @@ public final class ErrorMessages {
                 .map(entry -> entry.getKey() + ": " + oneLine(entry.getValue()))
                 .collect(Collectors.joining("; "))
             : rootMessage(e);
+    // The line goes to the log and to the Database's status, which anyone who can read the
+    // Database reads: never the operator's own credential.
+    line = CREDENTIAL.matcher(line).replaceAll("$1 (redacted)");
     return line.length() > MAX_LENGTH ? line.substring(0, MAX_LENGTH - 3) + "..." : line;
   }
 
