@@ -26,7 +26,12 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The packaged operator jar as a process on this machine, against the local cluster, as the {@code
- * cellar-operator} ServiceAccount (a kubeconfig with a TokenRequest token).
+ * cellar-operator} ServiceAccount, which it finds as in its Deployment's pod: fabric8's in-cluster
+ * configuration (the API server's host and port in {@code KUBERNETES_SERVICE_HOST} and {@code
+ * _PORT}, a token file from a TokenRequest and the cluster's CA file, their paths in fabric8's own
+ * variables for the pod's fixed ones), and no kubeconfig. A kubeconfig is read through fabric8's
+ * static serialization, which instantiates every model class it knows first (about 700 classes, 6
+ * MiB of the process's memory, docs/benchmarks.md) that the Deployment never loads.
  */
 final class OperatorJar extends Cellar {
   private final Map<String, String> env;
@@ -38,28 +43,28 @@ final class OperatorJar extends Cellar {
   OperatorJar(
       LocalCluster cluster, Path logs, Map<String, String> settings, List<String> jvmOptions) {
     super(cluster, logs);
-    Path kubeconfig = logs.resolve("operator.kubeconfig");
-    writeServiceAccountKubeconfig(cluster, kubeconfig);
-    Map<String, String> env =
-        new HashMap<>(
-            Map.of(
-                "KUBECONFIG",
-                kubeconfig.toString(),
-                "HTTP_PORT",
-                String.valueOf(freePort()),
-                "LOG_FORMAT",
-                "text",
-                "LEADER_ELECTION",
-                "true",
-                "OPERATOR_NAMESPACE",
-                NAMESPACE));
+    Map<String, String> env = new HashMap<>(serviceAccount(cluster, logs));
+    env.putAll(
+        Map.of(
+            "HTTP_PORT",
+            String.valueOf(freePort()),
+            "LOG_FORMAT",
+            "text",
+            "LEADER_ELECTION",
+            "true",
+            "OPERATOR_NAMESPACE",
+            NAMESPACE));
     env.putAll(settings);
     this.env = env;
     this.jvmOptions = List.copyOf(jvmOptions);
   }
 
-  /** A kubeconfig for the operator's ServiceAccount: the admin's server and CA, a bound token. */
-  private static void writeServiceAccountKubeconfig(LocalCluster cluster, Path file) {
+  /**
+   * The environment that makes fabric8 configure the operator's client as in its pod: the admin's
+   * server and CA, a bound token of the ServiceAccount in a file (without a final newline, as the
+   * kubelet writes it: fabric8 sends the file's text as it is).
+   */
+  private static Map<String, String> serviceAccount(LocalCluster cluster, Path dir) {
     try (KubernetesClient admin = cluster.newClient()) {
       String token =
           admin
@@ -75,31 +80,26 @@ final class OperatorJar extends Cellar {
               .getStatus()
               .getToken();
       Config config = cluster.config();
-      String ca =
-          config.getCaCertData() != null
-              ? config.getCaCertData()
-              : Base64.getEncoder()
-                  .encodeToString(Files.readAllBytes(Path.of(config.getCaCertFile())));
-      String yaml =
-          String.join(
-              "\n",
-              "apiVersion: v1",
-              "kind: Config",
-              "clusters:",
-              "- name: cellar",
-              "  cluster:",
-              "    server: " + config.getMasterUrl(),
-              "    certificate-authority-data: " + ca,
-              "users:",
-              "- name: cellar-operator",
-              "  user:",
-              "    token: " + token,
-              "contexts:",
-              "- name: cellar-operator",
-              "  context: {cluster: cellar, user: cellar-operator}",
-              "current-context: cellar-operator",
-              "");
-      Files.writeString(file, yaml);
+      Path ca = dir.resolve("operator-ca.crt");
+      if (config.getCaCertData() != null) {
+        Files.write(ca, Base64.getDecoder().decode(config.getCaCertData()));
+      } else {
+        Files.copy(Path.of(config.getCaCertFile()), ca, StandardCopyOption.REPLACE_EXISTING);
+      }
+      Path tokenFile = dir.resolve("operator-token");
+      Files.writeString(tokenFile, token.strip());
+      URI server = URI.create(config.getMasterUrl());
+      return Map.of(
+          "KUBERNETES_AUTH_TRYKUBECONFIG",
+          "false",
+          "KUBERNETES_SERVICE_HOST",
+          server.getHost(),
+          "KUBERNETES_SERVICE_PORT",
+          String.valueOf(server.getPort() > 0 ? server.getPort() : 443),
+          "KUBERNETES_CERTS_CA_FILE",
+          ca.toString(),
+          "KUBERNETES_AUTH_SERVICEACCOUNT_TOKEN",
+          tokenFile.toString());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
