@@ -4,6 +4,8 @@ import dev.cellar.operator.cache.Memo;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.math.BigInteger;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
@@ -25,6 +27,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.bouncycastle.asn1.ASN1IA5String;
+import org.bouncycastle.asn1.ASN1OctetString;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x500.X500NameBuilder;
 import org.bouncycastle.asn1.x500.style.BCStyle;
@@ -35,11 +39,14 @@ import org.bouncycastle.asn1.x509.GeneralName;
 import org.bouncycastle.asn1.x509.GeneralNames;
 import org.bouncycastle.asn1.x509.KeyPurposeId;
 import org.bouncycastle.asn1.x509.KeyUsage;
+import org.bouncycastle.cert.CertException;
 import org.bouncycastle.cert.X509CertificateHolder;
 import org.bouncycastle.cert.X509v3CertificateBuilder;
 import org.bouncycastle.cert.bc.BcX509ExtensionUtils;
 import org.bouncycastle.crypto.params.ECPrivateKeyParameters;
+import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 import org.bouncycastle.operator.OperatorCreationException;
+import org.bouncycastle.operator.jcajce.JcaContentVerifierProviderBuilder;
 
 /**
  * Issues and inspects the certificates of a Database: a CA of its own and a server certificate
@@ -206,14 +213,17 @@ public final class Certificates {
     }
   }
 
-  /** The first certificate of a PEM text, as Bouncy Castle reads it (to issue with). */
+  /** The first certificate of a PEM text, as Bouncy Castle reads it. */
   private static X509CertificateHolder holder(String pem) throws IOException {
     return new X509CertificateHolder(Pem.read(pem, "CERTIFICATE"));
   }
 
   /** The common name of a certificate's subject, or empty. */
   public static Optional<String> commonName(X509Certificate cert) {
-    X500Name subject = X500Name.getInstance(cert.getSubjectX500Principal().getEncoded());
+    return commonName(X500Name.getInstance(cert.getSubjectX500Principal().getEncoded()));
+  }
+
+  private static Optional<String> commonName(X500Name subject) {
     return java.util.Arrays.stream(subject.getRDNs(BCStyle.CN))
         .findFirst()
         .map(rdn -> rdn.getFirst().getValue().toString());
@@ -236,11 +246,6 @@ public final class Certificates {
     }
   }
 
-  public static Facts facts(X509Certificate cert) {
-    return new Facts(
-        cert.getNotBefore().toInstant(), cert.getNotAfter().toInstant(), commonName(cert));
-  }
-
   /**
    * The facts of the first certificate of a PEM text; {@link IllegalArgumentException} when it
    * holds none. Remembered by the text: the status, the reload of the pods and the CA's check read
@@ -251,7 +256,14 @@ public final class Certificates {
    * not by themselves (about 3 KB a Database at 1,000, docs/benchmarks.md).
    */
   public static Facts facts(String pem) {
-    return FACTS.get(digest(pem), () -> facts(parse(pem)));
+    return FACTS.get(digest(pem), () -> facts(read(pem)));
+  }
+
+  private static Facts facts(X509CertificateHolder cert) {
+    return new Facts(
+        cert.getNotBefore().toInstant(),
+        cert.getNotAfter().toInstant(),
+        commonName(cert.getSubject()));
   }
 
   private static final Memo<String, Facts> FACTS = new Memo<>(8192);
@@ -292,21 +304,27 @@ public final class Certificates {
 
   private static Checked check(
       String certificate, String privateKey, String caCertificate, List<String> dnsNames) {
-    X509Certificate cert;
-    X509Certificate ca;
+    X509CertificateHolder cert;
+    X509CertificateHolder ca;
+    PublicKey publicKey;
+    PublicKey caKey;
     try {
-      cert = parse(certificate);
-      ca = parse(caCertificate);
+      cert = read(certificate);
+      ca = read(caCertificate);
+      publicKey = KEYS.getPublicKey(cert.getSubjectPublicKeyInfo());
+      caKey = KEYS.getPublicKey(ca.getSubjectPublicKeyInfo());
       privateKey(privateKey);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | IOException e) {
       return problem("it cannot be read (" + e.getMessage() + ")");
     }
     try {
-      cert.verify(ca.getPublicKey());
-    } catch (GeneralSecurityException e) {
+      if (!cert.isSignatureValid(new JcaContentVerifierProviderBuilder().build(caKey))) {
+        return problem("it is not signed by the Database's CA");
+      }
+    } catch (CertException | OperatorCreationException | RuntimeException e) {
       return problem("it is not signed by the Database's CA");
     }
-    if (!keyMatches(cert.getPublicKey(), privateKey)) {
+    if (!keyMatches(publicKey, privateKey)) {
       return problem("its key does not match it");
     }
     Set<String> names = dnsNames(cert);
@@ -314,8 +332,13 @@ public final class Certificates {
     if (!missing.isEmpty()) {
       return problem("it does not name " + String.join(", ", missing));
     }
-    return new Checked(Optional.empty(), renewalTime(cert), cert.getNotAfter().toInstant());
+    Instant notAfter = cert.getNotAfter().toInstant();
+    return new Checked(
+        Optional.empty(), renewal(cert.getNotBefore().toInstant(), notAfter), notAfter);
   }
+
+  /** Public keys as the JDK's providers read them (Bouncy Castle's are not registered). */
+  private static final JcaPEMKeyConverter KEYS = new JcaPEMKeyConverter();
 
   private static Checked problem(String problem) {
     return new Checked(Optional.of(problem), Instant.MAX, Instant.MAX);
@@ -363,7 +386,42 @@ public final class Certificates {
     return names;
   }
 
-  /** The first certificate of a PEM text. */
+  /** The DNS names and IP addresses of a certificate's subjectAltName, as the JDK writes them. */
+  private static Set<String> dnsNames(X509CertificateHolder cert) {
+    Set<String> names = new HashSet<>();
+    GeneralNames sans =
+        GeneralNames.fromExtensions(cert.getExtensions(), Extension.subjectAlternativeName);
+    for (GeneralName name : sans == null ? new GeneralName[0] : sans.getNames()) {
+      if (name.getTagNo() == GeneralName.dNSName) {
+        names.add(ASN1IA5String.getInstance(name.getName()).getString());
+      } else if (name.getTagNo() == GeneralName.iPAddress) {
+        try {
+          names.add(
+              InetAddress.getByAddress(ASN1OctetString.getInstance(name.getName()).getOctets())
+                  .getHostAddress());
+        } catch (UnknownHostException e) {
+          // not an address: no name
+        }
+      }
+    }
+    return names;
+  }
+
+  /**
+   * The first certificate of a PEM text, as Bouncy Castle reads it: what the operator reads of a
+   * certificate. The JDK's {@link CertificateFactory} keeps the last 750 certificates it parsed,
+   * decoded (about 5 KB each), which Cellar never asks for again: 3.7 MB of the live heap from 375
+   * Databases on (docs/benchmarks.md).
+   */
+  private static X509CertificateHolder read(String pem) {
+    try {
+      return holder(pem);
+    } catch (IOException | RuntimeException e) {
+      throw new IllegalArgumentException("not a PEM certificate: " + e.getMessage(), e);
+    }
+  }
+
+  /** The first certificate of a PEM text, as the JDK reads it (the tests' independent reader). */
   public static X509Certificate parse(String pem) {
     try {
       return (X509Certificate)

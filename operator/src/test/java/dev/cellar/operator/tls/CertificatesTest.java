@@ -155,6 +155,15 @@ class CertificatesTest {
     assertThat(reason(garbage, ca, names, NOW))
         .hasValueSatisfying(r -> assertThat(r).contains("cannot be read"));
 
+    // Read anew (not as issued here): an address in the names is read as an address.
+    List<String> withAddress = new java.util.ArrayList<>(names);
+    withAddress.add("127.0.0.1");
+    Certificates.Issued addressed =
+        Certificates.newServer(ca, withAddress, NOW, Duration.ofDays(90));
+    withAddress.add("orders-db-extra");
+    assertThat(reason(addressed, ca, withAddress, NOW))
+        .hasValue("it does not name orders-db-extra");
+
     assertThat(reason(good, ca, names, NOW)).isEmpty();
   }
 
