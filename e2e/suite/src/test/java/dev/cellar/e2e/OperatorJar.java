@@ -30,7 +30,7 @@ import java.util.concurrent.TimeUnit;
  * configuration (the API server's host and port in {@code KUBERNETES_SERVICE_HOST} and {@code
  * _PORT}, a token file from a TokenRequest and the cluster's CA file, their paths in fabric8's own
  * variables for the pod's fixed ones), and no kubeconfig. A kubeconfig is read through fabric8's
- * static serialization, which instantiates every model class it knows first (about 700 classes, 6
+ * static serialization, which instantiates every model class it knows first (about 700 classes, 5
  * MiB of the process's memory, docs/benchmarks.md) that the Deployment never loads.
  */
 final class OperatorJar extends Cellar {
