@@ -12,6 +12,7 @@ import dev.cellar.api.v1.TlsSpec;
 import dev.cellar.operator.failover.InstanceAgent;
 import dev.cellar.operator.status.Conditions.Type;
 import dev.cellar.operator.tls.Certificates;
+import dev.cellar.operator.tls.JdkCertificates;
 import dev.cellar.operator.tls.TlsReload;
 import dev.cellar.testkit.LocalCluster;
 import dev.cellar.testkit.LocalOperator;
@@ -161,11 +162,11 @@ class TlsIT extends ReconcilerTestBase {
     assertThat(tls.getType()).isEqualTo("kubernetes.io/tls");
     assertThat(tls.getData()).containsOnlyKeys("tls.crt", "tls.key", "ca.crt");
     assertThat(value(tls, "ca.crt")).isEqualTo(value(ca, "ca.crt"));
-    X509Certificate caCert = Certificates.parse(value(ca, "ca.crt"));
-    X509Certificate cert = Certificates.parse(value(tls, "tls.crt"));
+    X509Certificate caCert = JdkCertificates.parse(value(ca, "ca.crt"));
+    X509Certificate cert = JdkCertificates.parse(value(tls, "tls.crt"));
     cert.verify(caCert.getPublicKey());
     String ns = operator.getNamespace();
-    assertThat(Certificates.dnsNames(cert))
+    assertThat(JdkCertificates.dnsNames(cert))
         .contains(
             "orders",
             "orders." + ns + ".svc",
@@ -234,7 +235,7 @@ class TlsIT extends ReconcilerTestBase {
         .pollInterval(Duration.ofSeconds(1))
         .until(() -> !value(secret("orders-tls"), "tls.crt").equals(first));
     String renewed = value(secret("orders-tls"), "tls.crt");
-    Certificates.parse(renewed).verify(caCert.getPublicKey());
+    JdkCertificates.parse(renewed).verify(caCert.getPublicKey());
     assertThat(value(secret("orders-ca"), "ca.crt")).isEqualTo(value(ca, "ca.crt"));
     String hash = TlsReload.sha256(renewed);
     await("both servers asked to reload")
@@ -245,7 +246,7 @@ class TlsIT extends ReconcilerTestBase {
         .untilAsserted(
             () -> {
               assertThat(Instant.parse(get("orders").getStatus().getTls().getNotAfter()))
-                  .isEqualTo(Certificates.parse(renewed).getNotAfter().toInstant());
+                  .isEqualTo(JdkCertificates.parse(renewed).getNotAfter().toInstant());
               assertThat(hasEvent("orders", "CertificateRenewed")).isTrue();
             });
     assertThat(podUids("orders")).as("no pod replaced").isEqualTo(uids);
@@ -290,9 +291,9 @@ class TlsIT extends ReconcilerTestBase {
     assertThat(clientTls.getType()).isEqualTo("kubernetes.io/tls");
     String caPem = value(secret("ledger-ca"), "ca.crt");
     assertThat(value(clientTls, "ca.crt")).isEqualTo(caPem);
-    X509Certificate cert = Certificates.parse(value(clientTls, "tls.crt"));
-    cert.verify(Certificates.parse(caPem).getPublicKey());
-    assertThat(Certificates.commonName(cert)).contains(user);
+    X509Certificate cert = JdkCertificates.parse(value(clientTls, "tls.crt"));
+    cert.verify(JdkCertificates.parse(caPem).getPublicKey());
+    assertThat(JdkCertificates.commonName(cert)).contains(user);
     assertThat(cert.getExtendedKeyUsage()).containsExactly("1.3.6.1.5.5.7.3.2"); // clientAuth
     assertThat(cert.getSubjectAlternativeNames()).isNull();
 
@@ -375,8 +376,8 @@ class TlsIT extends ReconcilerTestBase {
     assertThat(value(secret("vault-ca"), "ca.crt")).isEqualTo(ca.certificate());
     Secret server = secret("vault-tls");
     assertThat(value(server, "ca.crt")).isEqualTo(ca.certificate());
-    Certificates.parse(value(server, "tls.crt"))
-        .verify(Certificates.parse(ca.certificate()).getPublicKey());
+    JdkCertificates.parse(value(server, "tls.crt"))
+        .verify(JdkCertificates.parse(ca.certificate()).getPublicKey());
   }
 
   @Test

@@ -1,7 +1,6 @@
 package dev.cellar.operator.tls;
 
 import dev.cellar.operator.cache.Memo;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.net.InetAddress;
@@ -15,13 +14,10 @@ import java.security.NoSuchAlgorithmException;
 import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.security.SecureRandom;
-import java.security.cert.CertificateFactory;
-import java.security.cert.X509Certificate;
 import java.security.spec.PKCS8EncodedKeySpec;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
-import java.util.Collection;
 import java.util.Date;
 import java.util.HashSet;
 import java.util.List;
@@ -219,19 +215,10 @@ public final class Certificates {
   }
 
   /** The common name of a certificate's subject, or empty. */
-  public static Optional<String> commonName(X509Certificate cert) {
-    return commonName(X500Name.getInstance(cert.getSubjectX500Principal().getEncoded()));
-  }
-
   private static Optional<String> commonName(X500Name subject) {
     return java.util.Arrays.stream(subject.getRDNs(BCStyle.CN))
         .findFirst()
         .map(rdn -> rdn.getFirst().getValue().toString());
-  }
-
-  /** When a certificate Cellar issued is renewed: two thirds into its validity. */
-  public static Instant renewalTime(X509Certificate cert) {
-    return renewal(cert.getNotBefore().toInstant(), cert.getNotAfter().toInstant());
   }
 
   private static Instant renewal(Instant from, Instant to) {
@@ -366,26 +353,6 @@ public final class Certificates {
         : new GeneralName(GeneralName.dNSName, name);
   }
 
-  /** The DNS names and IP addresses of a certificate's subjectAltName. */
-  public static Set<String> dnsNames(X509Certificate cert) {
-    Set<String> names = new HashSet<>();
-    try {
-      Collection<List<?>> sans = cert.getSubjectAlternativeNames();
-      if (sans != null) {
-        for (List<?> san : sans) {
-          if (san.size() == 2
-              && (Integer.valueOf(GeneralName.dNSName).equals(san.get(0))
-                  || Integer.valueOf(GeneralName.iPAddress).equals(san.get(0)))) {
-            names.add(String.valueOf(san.get(1)));
-          }
-        }
-      }
-    } catch (GeneralSecurityException e) {
-      // no names
-    }
-    return names;
-  }
-
   /** The DNS names and IP addresses of a certificate's subjectAltName, as the JDK writes them. */
   private static Set<String> dnsNames(X509CertificateHolder cert) {
     Set<String> names = new HashSet<>();
@@ -409,7 +376,7 @@ public final class Certificates {
 
   /**
    * The first certificate of a PEM text, as Bouncy Castle reads it: what the operator reads of a
-   * certificate. The JDK's {@link CertificateFactory} keeps the last 750 certificates it parsed,
+   * certificate. The JDK's {@code CertificateFactory} keeps the last 750 certificates it parsed,
    * decoded (about 5 KB each), which Cellar never asks for again: 3.7 MB of the live heap from 375
    * Databases on (docs/benchmarks.md).
    */
@@ -417,18 +384,6 @@ public final class Certificates {
     try {
       return holder(pem);
     } catch (IOException | RuntimeException e) {
-      throw new IllegalArgumentException("not a PEM certificate: " + e.getMessage(), e);
-    }
-  }
-
-  /** The first certificate of a PEM text, as the JDK reads it (the tests' independent reader). */
-  public static X509Certificate parse(String pem) {
-    try {
-      return (X509Certificate)
-          CertificateFactory.getInstance("X.509")
-              .generateCertificate(
-                  new ByteArrayInputStream(pem.getBytes(StandardCharsets.US_ASCII)));
-    } catch (GeneralSecurityException e) {
       throw new IllegalArgumentException("not a PEM certificate: " + e.getMessage(), e);
     }
   }

@@ -54,7 +54,7 @@ class CertificatesTest {
   @Test
   void theCaIsASelfSignedCaForTenYears() throws Exception {
     Certificates.Issued ca = Certificates.newCa("cellar shop/orders-db CA", NOW);
-    X509Certificate cert = Certificates.parse(ca.certificate());
+    X509Certificate cert = JdkCertificates.parse(ca.certificate());
     assertThat(cert.getBasicConstraints()).isGreaterThanOrEqualTo(0);
     cert.verify(cert.getPublicKey());
     assertThat(cert.getSubjectX500Principal().getName()).contains("CN=cellar shop/orders-db CA");
@@ -67,9 +67,9 @@ class CertificatesTest {
     Certificates.Issued ca = Certificates.newCa("ca", NOW);
     List<String> names = topology().tlsDnsNames();
     Certificates.Issued server = Certificates.newServer(ca, names, NOW, Duration.ofDays(90));
-    X509Certificate cert = Certificates.parse(server.certificate());
-    cert.verify(Certificates.parse(ca.certificate()).getPublicKey());
-    assertThat(Certificates.dnsNames(cert)).containsExactlyInAnyOrderElementsOf(names);
+    X509Certificate cert = JdkCertificates.parse(server.certificate());
+    cert.verify(JdkCertificates.parse(ca.certificate()).getPublicKey());
+    assertThat(JdkCertificates.dnsNames(cert)).containsExactlyInAnyOrderElementsOf(names);
     assertThat(cert.getBasicConstraints()).isEqualTo(-1);
     assertThat(cert.getExtendedKeyUsage())
         .containsExactlyInAnyOrder("1.3.6.1.5.5.7.3.1", "1.3.6.1.5.5.7.3.2");
@@ -85,8 +85,8 @@ class CertificatesTest {
     Certificates.Issued ca = Certificates.newCa("ca", NOW);
     Certificates.Issued server =
         Certificates.newServer(ca, topology().tlsDnsNames(), NOW, Duration.ofDays(90));
-    X509Certificate caCert = Certificates.parse(ca.certificate());
-    X509Certificate cert = Certificates.parse(server.certificate());
+    X509Certificate caCert = JdkCertificates.parse(ca.certificate());
+    X509Certificate cert = JdkCertificates.parse(server.certificate());
     for (X509Certificate c : List.of(caCert, cert)) {
       assertThat(c.getSigAlgName()).isEqualTo("SHA256withECDSA");
       assertThat(
@@ -123,9 +123,9 @@ class CertificatesTest {
     Certificates.Issued ca = Certificates.newCa("ca", NOW);
     List<String> names = topology().tlsDnsNames();
     Certificates.Issued server = Certificates.newServer(ca, names, NOW, Duration.ofMinutes(55));
-    X509Certificate cert = Certificates.parse(server.certificate());
+    X509Certificate cert = JdkCertificates.parse(server.certificate());
     // 5 min backdated + 55 min = 60 min; two thirds: 40 min after notBefore.
-    Instant renewal = Certificates.renewalTime(cert);
+    Instant renewal = JdkCertificates.renewalTime(cert);
     assertThat(renewal).isEqualTo(NOW.minus(Duration.ofMinutes(5)).plus(Duration.ofMinutes(40)));
     assertThat(reason(server, ca, names, renewal.minusSeconds(1))).isEmpty();
     assertThat(reason(server, ca, names, renewal))
