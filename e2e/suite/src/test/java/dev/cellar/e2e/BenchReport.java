@@ -18,6 +18,18 @@ final class BenchReport {
 
   private BenchReport() {}
 
+  /** A process's peak RSS and live heap; {@link #OUT_OF_MEMORY} when its limit did not hold. */
+  record Memory(long peakRssKiB, long liveBytes) {
+    static final Memory OUT_OF_MEMORY = new Memory(-1, -1);
+
+    @Override
+    public String toString() {
+      return peakRssKiB < 0
+          ? "out of memory"
+          : String.format(Locale.ROOT, "%d / %d MiB", peakRssKiB / 1024, liveBytes >> 20);
+    }
+  }
+
   /** One size's numbers, filled in as the benchmark measures them. */
   static final class Row {
     final int n;
@@ -29,6 +41,7 @@ final class BenchReport {
     double cpuSeconds;
     long heapUsed;
     long heapLive;
+    Memory informersAlone;
     Audit.Counts idleWrites;
     double readsPerMinute;
     Audit.Counts idleReads;
@@ -152,8 +165,9 @@ final class BenchReport {
     out.add(
         "| N | floor | Cellar | ratio | per Database p50 / p95 / max | operator writes"
             + " per Database | operator CPU | idle writes | idle reads / min | peak RSS | heap used / live"
-            + " | start-up: first reconcile / ready | repair 10 % |");
-    out.add("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+            + " | fabric8's informers alone: peak RSS / live | start-up: first reconcile / ready"
+            + " | repair 10 % |");
+    out.add("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     rows.forEach(r -> out.add(line(r)));
     out.add("");
     out.add("Where each Database's time went:");
@@ -181,7 +195,7 @@ final class BenchReport {
     return String.format(
         Locale.ROOT,
         "| %d | %s | %s | %.2f | %s / %s / %s | %.1f | %.1f s | %s | %.1f | %d MiB | %d / %d MiB"
-            + " | %s / %s | %s (%d) |",
+            + " | %s | %s / %s | %s (%d) |",
         r.n,
         r.floor == null ? "-" : seconds(r.floor),
         seconds(r.converge),
@@ -196,6 +210,7 @@ final class BenchReport {
         r.peakRssKiB / 1024,
         r.heapUsed >> 20,
         r.heapLive >> 20,
+        r.informersAlone == null ? "-" : r.informersAlone,
         seconds(r.firstReconcile),
         seconds(r.ready),
         seconds(r.churn),

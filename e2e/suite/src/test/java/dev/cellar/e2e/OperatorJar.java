@@ -107,23 +107,45 @@ final class OperatorJar extends Cellar {
 
   @Override
   void start() {
+    Path log = logs.resolve(restarts == 0 ? "operator.log" : "operator-" + restarts + ".log");
+    process = launch(List.of("-jar", jar().toString()), log);
+    restarts++;
+  }
+
+  /**
+   * Another main class run as the operator is: its JVM options, its ServiceAccount, the operator
+   * jar's classes (fabric8's client among them) and then those of {@code main}'s own location.
+   */
+  Process launch(Class<?> main, Path log) {
+    try {
+      Path classes = Path.of(main.getProtectionDomain().getCodeSource().getLocation().toURI());
+      return launch(
+          List.of("-cp", jar() + java.io.File.pathSeparator + classes, main.getName()), log);
+    } catch (java.net.URISyntaxException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private Process launch(List<String> what, Path log) {
+    List<String> command = new ArrayList<>(List.of("java"));
+    command.addAll(jvmOptions);
+    command.addAll(what);
+    ProcessBuilder builder = new ProcessBuilder(command);
+    builder.environment().putAll(env);
+    builder.redirectErrorStream(true).redirectOutput(log.toFile());
+    try {
+      return builder.start();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static Path jar() {
     Path jar = LocalCluster.repoRoot().resolve("operator/target/cellar-operator.jar");
     if (!Files.exists(jar)) {
       throw new IllegalStateException(jar + " is missing: run mvn package first");
     }
-    List<String> command = new ArrayList<>(List.of("java"));
-    command.addAll(jvmOptions);
-    command.addAll(List.of("-jar", jar.toString()));
-    ProcessBuilder builder = new ProcessBuilder(command);
-    builder.environment().putAll(env);
-    Path log = logs.resolve(restarts == 0 ? "operator.log" : "operator-" + restarts + ".log");
-    builder.redirectErrorStream(true).redirectOutput(log.toFile());
-    try {
-      process = builder.start();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    restarts++;
+    return jar;
   }
 
   @Override

@@ -303,6 +303,12 @@ class ScaleBenchmark {
       row.firstReconcile = Duration.between(processStart, Instant.now());
       row.ready = Duration.between(processStart, readyAt);
 
+      // The stack's floor of memory beside the same Databases, the operator stopped.
+      cellar.stop();
+      if (cellar instanceof OperatorJar jar) {
+        informersAlone(jar, row);
+      }
+
       children = Floor.children(client);
     }
 
@@ -393,6 +399,46 @@ class ScaleBenchmark {
               "GC.heap_dump",
               out.resolveSibling("heap-" + n + ".hprof").toAbsolutePath().toString()),
           null);
+    }
+  }
+
+  /**
+   * fabric8's informers alone ({@link InformersAlone}), with the operator's JVM options: their peak
+   * RSS 30 s after they synced, as the operator's restart is measured, and their live heap (a class
+   * histogram's total, which collects first). A JVM the limit cannot hold exits (the Deployment's
+   * {@code -XX:+ExitOnOutOfMemoryError}): the row says so.
+   */
+  static void informersAlone(OperatorJar jar, BenchReport.Row row) throws Exception {
+    Path log = jar.logs.resolve("informers-alone.log");
+    Process process = jar.launch(InformersAlone.class, log);
+    try {
+      await("fabric8's informers alone synced, or out of memory")
+          .atMost(Duration.ofMinutes(10))
+          .pollInterval(Duration.ofMillis(200))
+          .ignoreExceptions()
+          .until(() -> !process.isAlive() || Files.readString(log).contains(InformersAlone.SYNCED));
+      try {
+        await("fabric8's informers alone, quiet for 30 s")
+            .during(Duration.ofSeconds(30))
+            .atMost(Duration.ofSeconds(40))
+            .until(process::isAlive);
+      } catch (org.awaitility.core.ConditionTimeoutException e) {
+        // it exited: the check below says so
+      }
+      if (!process.isAlive()) {
+        row.informersAlone = BenchReport.Memory.OUT_OF_MEMORY;
+        return;
+      }
+      long peakKiB = procStatus(process.pid(), "VmHWM");
+      String histogram =
+          LocalCluster.exec(
+                  List.of("jcmd", String.valueOf(process.pid()), "GC.class_histogram"), null)
+              .stdout();
+      String[] total = histogram.strip().lines().reduce((a, b) -> b).orElseThrow().split("\\s+");
+      row.informersAlone = new BenchReport.Memory(peakKiB, Long.parseLong(total[total.length - 1]));
+    } finally {
+      process.destroyForcibly();
+      process.waitFor(20, TimeUnit.SECONDS);
     }
   }
 
