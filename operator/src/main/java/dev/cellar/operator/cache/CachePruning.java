@@ -149,6 +149,10 @@ public final class CachePruning {
     } else {
       keepApplyEntries(r);
     }
+    // Not the Databases (not a fabric8 model class): JOSDK copies one for each reconcile.
+    if (SharedEmptyCollections.enabled()) {
+      SharedEmptyCollections.share(r);
+    }
     return r;
   }
 
