@@ -1,5 +1,6 @@
 package dev.cellar.operator.cache;
 
+import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -9,7 +10,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * fabric8's model classes start every list and map field as a new empty {@code ArrayList} or {@code
@@ -27,15 +27,14 @@ import java.util.Set;
  * copy).
  */
 public final class SharedEmptyCollections {
-  private static final String MODEL_PACKAGE = "io.fabric8.kubernetes.api.model";
+  private static final String MODEL_PACKAGE = SharedEmptyMaps.MODEL_PACKAGE;
 
-  /** Generic content (a map is the whole object) and managedFields, which CachePruning shares. */
-  private static final Set<String> LEFT_ALONE =
-      Set.of(
-          "io.fabric8.kubernetes.api.model.GenericKubernetesResource",
-          "io.fabric8.kubernetes.api.model.AnyType",
-          "io.fabric8.kubernetes.api.model.FieldsV1",
-          "io.fabric8.kubernetes.api.model.ManagedFieldsEntry");
+  /**
+   * Those whose maps SharedEmptyMaps leaves alone, and managedFields, which CachePruning shares.
+   */
+  private static boolean leftAlone(Class<?> type) {
+    return SharedEmptyMaps.LEFT_ALONE.contains(type.getName()) || type == ManagedFieldsEntry.class;
+  }
 
   private static final List<?> EMPTY_LIST = Collections.emptyList();
   private static final Map<?, ?> EMPTY_MAP = Collections.emptyMap();
@@ -88,7 +87,7 @@ public final class SharedEmptyCollections {
   private static boolean isModel(Object object) {
     return object != null
         && object.getClass().getName().startsWith(MODEL_PACKAGE)
-        && !LEFT_ALONE.contains(object.getClass().getName());
+        && !leftAlone(object.getClass());
   }
 
   /** A property whose value may hold collections: a list, a map or another model object. */

@@ -31,9 +31,9 @@ import java.util.Set;
  * in place) are left alone.
  */
 public final class SharedEmptyMaps {
-  private static final String MODEL_PACKAGE = "io.fabric8.kubernetes.api.model";
+  static final String MODEL_PACKAGE = "io.fabric8.kubernetes.api.model";
 
-  private static final Set<String> LEFT_ALONE =
+  static final Set<String> LEFT_ALONE =
       Set.of(
           "io.fabric8.kubernetes.api.model.GenericKubernetesResource",
           "io.fabric8.kubernetes.api.model.AnyType",
