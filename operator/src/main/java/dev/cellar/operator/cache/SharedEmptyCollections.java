@@ -51,7 +51,7 @@ public final class SharedEmptyCollections {
 
   /** {@code object}'s empty collections, at every depth, swapped for the shared ones, in place. */
   public static void share(Object object) {
-    if (!isModel(object)) {
+    if (object == null) {
       return;
     }
     try {
@@ -84,19 +84,20 @@ public final class SharedEmptyCollections {
     }
   }
 
-  private static boolean isModel(Object object) {
-    return object != null
-        && object.getClass().getName().startsWith(MODEL_PACKAGE)
-        && !leftAlone(object.getClass());
-  }
-
   /** A property whose value may hold collections: a list, a map or another model object. */
   private record Property(MethodHandle get, MethodHandle set) {}
 
+  /**
+   * A class's properties, found once: none for what is not a fabric8 model class (a string, a
+   * Database) or is left alone, so each object of the walk costs one lookup.
+   */
   private static final ClassValue<List<Property>> PROPERTIES =
       new ClassValue<>() {
         @Override
         protected List<Property> computeValue(Class<?> type) {
+          if (!type.getName().startsWith(MODEL_PACKAGE) || leftAlone(type)) {
+            return List.of();
+          }
           List<Property> properties = new ArrayList<>();
           MethodHandles.Lookup lookup = MethodHandles.publicLookup();
           for (Method getter : type.getMethods()) {
