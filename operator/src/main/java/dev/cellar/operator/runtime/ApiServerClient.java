@@ -9,11 +9,14 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.http.TlsVersion;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
+import java.security.KeyManagementException;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.Comparator;
+import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
+import javax.net.ssl.TrustManager;
 
 /**
  * The operator's client of the API server. Its reading shares what repeats in the objects it reads
@@ -47,7 +50,7 @@ public final class ApiServerClient {
     }
     return new KubernetesClientBuilder()
         .withConfig(config)
-        .withHttpClientFactory(new ChaChaFirst(config.getTlsVersions()))
+        .withHttpClientFactory(new ApiServerHttp(config))
         .withHttpClientBuilderConsumer(
             builder -> builder.addOrReplaceInterceptor(CompressedLists.NAME, lists))
         .withKubernetesSerialization(new ApiServerSerialization(mapper))
@@ -61,11 +64,16 @@ public final class ApiServerClient {
         .toArray(String[]::new);
   }
 
-  /** fabric8's JDK client, whose TLS offers ChaCha20 first (fabric8 sets only the versions). */
-  static final class ChaChaFirst extends JdkHttpClientFactory {
+  /**
+   * fabric8's JDK client, whose TLS offers ChaCha20 first (fabric8 sets only the versions), trusts
+   * the cluster's CA alone ({@link ClusterCaTrust}) and hands watch events over as strings ({@link
+   * WatchText}).
+   */
+  static final class ApiServerHttp extends JdkHttpClientFactory {
     private final String[] protocols;
 
-    ChaChaFirst(TlsVersion[] versions) {
+    ApiServerHttp(Config config) {
+      TlsVersion[] versions = config.getTlsVersions();
       this.protocols =
           versions == null || versions.length == 0
               ? null
@@ -73,11 +81,27 @@ public final class ApiServerClient {
     }
 
     @Override
+    public io.fabric8.kubernetes.client.http.HttpClient.Builder newBuilder(Config config) {
+      io.fabric8.kubernetes.client.http.HttpClient.Builder builder = super.newBuilder(config);
+      ClusterCaTrust.apply(config, builder);
+      return builder;
+    }
+
+    @Override
+    protected java.net.http.HttpClient.Builder createNewHttpClientBuilder() {
+      return WatchText.wrap(super.createNewHttpClientBuilder());
+    }
+
+    @Override
     protected void additionalConfig(java.net.http.HttpClient.Builder builder) {
       String[] suites;
       try {
-        suites = SSLContext.getDefault().getDefaultSSLParameters().getCipherSuites();
-      } catch (NoSuchAlgorithmException e) {
+        // A context of its own with no trust managers: the default context would load the JDK's
+        // trust store only to be asked for its cipher suites.
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(new KeyManager[0], new TrustManager[0], null);
+        suites = context.getDefaultSSLParameters().getCipherSuites();
+      } catch (NoSuchAlgorithmException | KeyManagementException e) {
         return; // no TLS provider to ask: fabric8's defaults stand
       }
       builder.sslParameters(new SSLParameters(chaChaFirst(suites), protocols));
