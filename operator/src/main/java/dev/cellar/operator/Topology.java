@@ -277,6 +277,9 @@ public record Topology(Database db) {
     return names;
   }
 
+  /** An ordinal as a pod's name ends with it: compiled once, every status reads every pod's. */
+  private static final Pattern ORDINAL = Pattern.compile("[0-9]{1,2}");
+
   private static final Pattern DATA_CLAIM = Pattern.compile(DATA_VOLUME + "-(.+)-[0-9]+");
   private static final String BACKUP_CLAIM_SUFFIX = "-backups";
 
@@ -310,7 +313,7 @@ public record Topology(Database db) {
       return Optional.empty();
     }
     String rest = pod.substring(prefix.length());
-    if (!rest.matches("[0-9]{1,2}")) {
+    if (!ORDINAL.matcher(rest).matches()) {
       return Optional.empty();
     }
     int ordinal = Integer.parseInt(rest);

@@ -72,16 +72,21 @@ public final class TlsReload {
     if (now.isAfter(issued.plus(WINDOW))) {
       return Outcome.NONE;
     }
-    String hash = sha256(pem.get());
+    // Computed for the first pod that predates the certificate: a new Database's pods never do.
+    String hash = null;
     boolean pending = false;
     for (Pod pod : context.getSecondaryResources(Pod.class)) {
       Optional<Instant> started = started(pod);
       String uid = pod.getMetadata().getUid();
       // startedAt has whole seconds: a pod started in the second of the issue (a new Database's)
       // mounted the new files already.
-      if (started.isEmpty()
-          || !started.get().plusSeconds(1).isBefore(issued)
-          || hash.equals(RELOADED.get(uid))) {
+      if (started.isEmpty() || !started.get().plusSeconds(1).isBefore(issued)) {
+        continue;
+      }
+      if (hash == null) {
+        hash = sha256(pem.get());
+      }
+      if (hash.equals(RELOADED.get(uid))) {
         continue;
       }
       String name = pod.getMetadata().getName();

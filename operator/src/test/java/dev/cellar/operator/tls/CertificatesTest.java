@@ -181,4 +181,21 @@ class CertificatesTest {
     return Certificates.replacementReason(
         server.certificate(), server.privateKey(), ca.certificate(), names, now);
   }
+
+  @Test
+  void theMemosKeysTellTextsApart() {
+    Certificates.Digest key = Certificates.digest("-----BEGIN CERTIFICATE-----abc", "key", "ca");
+
+    assertThat(Certificates.digest("-----BEGIN CERTIFICATE-----abc", "key", "ca")).isEqualTo(key);
+    // The same characters split otherwise, one character changed, a part missing or empty.
+    assertThat(
+            List.of(
+                Certificates.digest("-----BEGIN CERTIFICATE-----ab", "ckey", "ca"),
+                Certificates.digest("-----BEGIN CERTIFICATE-----abd", "key", "ca"),
+                Certificates.digest("-----BEGIN CERTIFICATE-----abc", "key"),
+                Certificates.digest("-----BEGIN CERTIFICATE-----abc", "key", "ca", ""),
+                Certificates.digest("-----BEGIN CERTIFICATE-----abc", "key", null, "ca")))
+        .doesNotContain(key)
+        .doesNotHaveDuplicates();
+  }
 }
