@@ -170,8 +170,10 @@ class ScaleBenchmark {
     for (int n : sizes) {
       rows.add(measure(n));
       System.out.println("bench: " + rows.get(rows.size() - 1));
+      // The table after each size: a later size that does not finish (5000's floor once stalled
+      // binding claims for an hour) leaves the rows of the sizes measured before it.
+      BenchReport.write(rows, threads, reconcileThreads, idle);
     }
-    BenchReport.write(rows, threads, reconcileThreads, idle);
   }
 
   BenchReport.Row measure(int n) throws Exception {
