@@ -333,9 +333,9 @@ public final class Certificates {
 
   /**
    * The memos' key for the parts: SipHash-128 of the parts, each preceded by its length (no two
-   * lists give the same bytes), keyed afresh at each start so that no text can be made to collide
-   * with another. SHA-256, which these keys were before, was 2.8 % of the operator's CPU while 500
-   * Databases converged: C1, the operator's only compiler, has no intrinsic for it
+   * lists give the same bytes), under a key drawn at each start: without it, nobody can make two
+   * texts share a key. SHA-256, which these keys were before, was 2.8 % of the operator's CPU while
+   * 500 Databases converged: C1, the operator's only compiler, has no intrinsic for it
    * (docs/benchmarks.md). A key is two longs, not a string.
    */
   static Digest digest(String... parts) {
