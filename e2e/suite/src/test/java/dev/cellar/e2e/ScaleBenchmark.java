@@ -82,14 +82,14 @@ class ScaleBenchmark {
   /**
    * The memory limit the README's sizing line gives for {@code n} Databases: the Deployment's if it
    * holds them, else the first of 512Mi, 1Gi, 2Gi and so on that does. A limit holds n when half of
-   * it (the heap's maximum) fits the 16 MiB young generation and an old one a quarter over the live
+   * it (the heap's maximum) fits the 8 MiB young generation and an old one a quarter over the live
    * heap, which is about 28 MiB plus 0.06 MiB a Database. So `bin/bench 500,1000,5000` runs the
    * 5000 with the limit a user would give them (1Gi), where the Deployment's 384Mi runs out.
    */
   static long memoryLimitMiB(long deploymentMiB, int n) {
     double liveMiB = 28 + 0.06 * n;
     long limit = deploymentMiB;
-    while (limit / 2.0 < 16 + 1.25 * liveMiB) {
+    while (limit / 2.0 < 8 + 1.25 * liveMiB) {
       limit = limit < 512 ? 512 : limit * 2;
     }
     return limit;
