@@ -82,18 +82,30 @@ class ScaleBenchmark {
   /**
    * The memory limit the README's sizing line gives for {@code n} Databases: the Deployment's if it
    * holds them, else the first of 512Mi, 1Gi, 2Gi and so on that does. A limit holds n when half of
-   * it (the heap's maximum) fits the 8 MiB young generation and an old one a quarter over the live
-   * heap, which is about 28 MiB plus 0.06 MiB a Database. So `bin/bench 500,1000,5000` runs the
-   * 5000 with the limit a user would give them (1Gi), where the Deployment's 384Mi runs out.
+   * it (the heap's maximum) fits the Deployment's young generation and an old one a quarter over
+   * the live heap, which is about 28 MiB plus 0.06 MiB a Database. So `bin/bench 500,1000,5000`
+   * runs the 5000 with the limit a user would give them (1Gi), where the Deployment's 384Mi runs
+   * out.
    */
   static long memoryLimitMiB(long deploymentMiB, int n) {
     double liveMiB = 28 + 0.06 * n;
     long limit = deploymentMiB;
-    while (limit / 2.0 < 8 + 1.25 * liveMiB) {
+    while (limit / 2.0 < YOUNG_GENERATION_MIB + 1.25 * liveMiB) {
       limit = limit < 512 ? 512 : limit * 2;
     }
     return limit;
   }
+
+  /** The young generation's size that the Deployment's -Xmn gives, in MiB. */
+  static final long YOUNG_GENERATION_MIB =
+      deploymentJvmOptions().stream()
+          .filter(o -> o.matches("-Xmn[0-9]+m"))
+          .map(o -> Long.parseLong(o.substring(4, o.length() - 1)))
+          .findFirst()
+          .orElseThrow(
+              () ->
+                  new IllegalStateException(
+                      "deploy/operator/deployment.yaml's JAVA_TOOL_OPTIONS give no -Xmn<N>m"));
 
   /** The memory limit of deploy/operator/deployment.yaml's container, in MiB. */
   static long deploymentLimitMiB() {
