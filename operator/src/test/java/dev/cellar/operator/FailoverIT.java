@@ -8,6 +8,8 @@ import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.FailoverSpec;
 import dev.cellar.api.v1.Phase;
+import dev.cellar.api.v1.ReplicationMode;
+import dev.cellar.api.v1.ReplicationSpec;
 import dev.cellar.operator.failover.InstanceAgent;
 import dev.cellar.operator.replication.ReplicationLag;
 import dev.cellar.operator.status.Conditions.Type;
@@ -42,7 +44,8 @@ class FailoverIT extends ReconcilerTestBase {
   static final List<String> promoted = new CopyOnWriteArrayList<>();
   static final List<String> demoted = new CopyOnWriteArrayList<>();
   static final List<String> restarted = new CopyOnWriteArrayList<>();
-  static final Map<String, Long> positions = Map.of("ha-1", 10L, "ha-2", 20L);
+  static final Map<String, Long> positions =
+      new ConcurrentHashMap<>(Map.of("ha-1", 10L, "ha-2", 20L, "sy-1", 30L));
   static final Map<String, Long> lags = new ConcurrentHashMap<>();
 
   static final InstanceAgent FAKE =
@@ -114,6 +117,35 @@ class FailoverIT extends ReconcilerTestBase {
         .map(e -> e.getTargetRef().getName())
         .sorted()
         .toList();
+  }
+
+  /** The fake's calls for the pods of Database {@code name} (the tests share the fake). */
+  static List<String> ofDatabase(List<String> calls, String name) {
+    return calls.stream().filter(pod -> pod.startsWith(name + "-")).toList();
+  }
+
+  /**
+   * Keeps the StatefulSet from creating another pod (a lost node, say), then deletes one; {@link
+   * #allowPods} lifts it. The namespace is the test class's: each test lifts it before it ends.
+   */
+  void losePod(String pod) {
+    client
+        .resource(
+            new ResourceQuotaBuilder()
+                .withNewMetadata()
+                .withName("no-more-pods")
+                .withNamespace(operator.getNamespace())
+                .endMetadata()
+                .withNewSpec()
+                .addToHard("pods", new Quantity("0"))
+                .endSpec()
+                .build())
+        .create();
+    client.pods().inNamespace(operator.getNamespace()).withName(pod).withGracePeriod(0).delete();
+  }
+
+  void allowPods() {
+    client.resourceQuotas().inNamespace(operator.getNamespace()).withName("no-more-pods").delete();
   }
 
   void switchoverTo(String pod) {
@@ -193,19 +225,7 @@ class FailoverIT extends ReconcilerTestBase {
             });
 
     // The primary's pod goes, and a quota keeps the StatefulSet from creating it again.
-    client
-        .resource(
-            new ResourceQuotaBuilder()
-                .withNewMetadata()
-                .withName("no-more-pods")
-                .withNamespace(operator.getNamespace())
-                .endMetadata()
-                .withNewSpec()
-                .addToHard("pods", new Quantity("2"))
-                .endSpec()
-                .build())
-        .create();
-    client.pods().inNamespace(operator.getNamespace()).withName("ha-0").withGracePeriod(0).delete();
+    losePod("ha-0");
 
     await("ha-2 (position 20) promoted")
         .atMost(CONVERGE)
@@ -220,11 +240,11 @@ class FailoverIT extends ReconcilerTestBase {
               assertThat(endpoints("ha")).containsExactly("ha-2");
               assertThat(endpoints("ha-ro")).containsExactly("ha-1");
             });
-    assertThat(promoted).containsExactly("ha-2");
+    assertThat(ofDatabase(promoted, "ha")).containsExactly("ha-2");
     assertThat(hasEvent("ha", "FailedOver")).isTrue();
 
     // The old primary's pod comes back, as a replica of the new primary.
-    client.resourceQuotas().inNamespace(operator.getNamespace()).withName("no-more-pods").delete();
+    allowPods();
     await("ha-0 back as a replica")
         .atMost(CONVERGE)
         .untilAsserted(
@@ -239,7 +259,7 @@ class FailoverIT extends ReconcilerTestBase {
     assertThat(after.getStatus().getCurrentPrimary()).isEqualTo("ha-2");
     assertThat(after.getStatus().getInstances())
         .anySatisfy(i -> assertThat(i.getName() + "=" + i.getRole()).isEqualTo("ha-2=primary"));
-    assertThat(promoted).containsExactly("ha-2");
+    assertThat(ofDatabase(promoted, "ha")).containsExactly("ha-2");
 
     // A planned switchover back to ha-1: demote ha-2, ha-1 catches up (the fake's 10 >= 5),
     // promote ha-1, relabel, restart ha-2, and the annotation goes.
@@ -256,9 +276,9 @@ class FailoverIT extends ReconcilerTestBase {
               assertThat(endpoints("ha")).containsExactly("ha-1");
               assertThat(endpoints("ha-ro")).containsExactly("ha-0", "ha-2");
             });
-    assertThat(demoted).containsExactly("ha-2");
-    assertThat(promoted).containsExactly("ha-2", "ha-1");
-    assertThat(restarted).containsExactly("ha-2");
+    assertThat(ofDatabase(demoted, "ha")).containsExactly("ha-2");
+    assertThat(ofDatabase(promoted, "ha")).containsExactly("ha-2", "ha-1");
+    assertThat(ofDatabase(restarted, "ha")).containsExactly("ha-2");
     assertThat(hasEvent("ha", "SwitchedOver")).isTrue();
 
     // A switchover to a pod that is not a replica is refused, and the annotation removed.
@@ -272,5 +292,61 @@ class FailoverIT extends ReconcilerTestBase {
               assertThat(hasEvent("ha", "SwitchoverFailed")).isTrue();
             });
     assertThat(get("ha").getStatus().getCurrentPrimary()).isEqualTo("ha-1");
+  }
+
+  /**
+   * With synchronous replication a commit was acknowledged once any one replica had it: a replica
+   * that does not say its position may be the only one with the last commits, so no other is
+   * promoted until it does, and the Database says why and what the way out is.
+   */
+  @Test
+  void synchronousReplicationPromotesOnlyOnceEveryReplicaHasAnswered() {
+    DatabaseSpec spec = new DatabaseSpec(Engine.POSTGRESQL, "16", "1Gi");
+    spec.setReplicas(3);
+    spec.setBackupEnabled(false);
+    spec.setFailover(new FailoverSpec(true, 1));
+    ReplicationSpec replication = new ReplicationSpec();
+    replication.setMode(ReplicationMode.SYNC);
+    spec.setReplication(replication);
+    operator.create(new Database(null, "sy", spec));
+    awaitPhase("sy", Phase.Ready);
+    await("roles")
+        .atMost(CONVERGE)
+        .untilAsserted(() -> assertThat(endpoints("sy-ro")).containsExactly("sy-1", "sy-2"));
+
+    // sy-1 answers (30); sy-2 does not (its server busy, say).
+    try {
+      losePod("sy-0");
+      await("no promotion without sy-2's position")
+          .atMost(CONVERGE)
+          .untilAsserted(
+              () -> {
+                Database now = get("sy");
+                assertThat(condition(now, Type.AVAILABLE).getReason())
+                    .isEqualTo("NoFailoverCandidate");
+                assertThat(condition(now, Type.AVAILABLE).getMessage())
+                    .contains(
+                        "primary sy-0 unavailable",
+                        "no position from sy-2",
+                        "set spec.replication.mode to async");
+              });
+      assertThat(get("sy").getStatus().getCurrentPrimary()).isEqualTo("sy-0");
+      assertThat(ofDatabase(promoted, "sy")).isEmpty();
+
+      // sy-2 answers, further than sy-1: it is the one promoted.
+      positions.put("sy-2", 40L);
+      await("sy-2 (position 40) promoted")
+          .atMost(CONVERGE)
+          .untilAsserted(
+              () -> {
+                Database now = get("sy");
+                assertThat(now.getStatus().getCurrentPrimary()).isEqualTo("sy-2");
+                assertThat(condition(now, Type.AVAILABLE).getMessage())
+                    .contains("promoted sy-2 (position 40", "sy-1 30, sy-2 40");
+              });
+      assertThat(ofDatabase(promoted, "sy")).containsExactly("sy-2");
+    } finally {
+      allowPods();
+    }
   }
 }

@@ -18,7 +18,8 @@ public class ReplicationSpec {
           + " last acknowledged commits. sync: the primary acknowledges a commit only once at least"
           + " one replica has it (PostgreSQL synchronous_standby_names ANY 1, MariaDB/MySQL"
           + " semi-synchronous replication), so a failover, which promotes the most advanced"
-          + " replica, loses none; writes wait while no replica answers. No effect with one pod.")
+          + " replica once every replica has said how far it is, loses none; writes wait while no"
+          + " replica answers, and a failover while one does not. No effect with one pod.")
   @Default("async")
   private ReplicationMode mode = ReplicationMode.ASYNC;
 

@@ -337,7 +337,15 @@ class RealNodeIT {
             String.format(Locale.ROOT, sql, "orders", "SELECT id FROM ticks ORDER BY id"),
             false);
     List<String> present = ids.lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
-    assertThat(present).as("rows on the new primary").containsAll(acknowledged);
+    // On failure: the writer's log and what the operator did (its Events name the positions).
+    assertThat(present)
+        .as(
+            () ->
+                "rows on the new primary\n"
+                    + log
+                    + "\n"
+                    + kubectl("describe", "db", "-n", ns, "orders").stdout())
+        .containsAll(acknowledged);
 
     // The old primary comes back as a replica of the new one and receives the new rows.
     start = System.nanoTime();
@@ -509,7 +517,15 @@ class RealNodeIT {
             .map(String::strip)
             .filter(l -> !l.isEmpty())
             .toList();
-    assertThat(present).as("rows on the new primary").containsAll(acknowledged);
+    // On failure: the writer's log and what the operator did (its Events name the positions).
+    assertThat(present)
+        .as(
+            () ->
+                "rows on the new primary\n"
+                    + log
+                    + "\n"
+                    + kubectl("describe", "db", "-n", ns, "orders").stdout())
+        .containsAll(acknowledged);
     await("the old primary back as a ready replica")
         .atMost(Duration.ofMinutes(3))
         .pollInterval(Duration.ofSeconds(1))

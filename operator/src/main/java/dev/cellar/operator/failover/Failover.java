@@ -26,6 +26,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -121,7 +123,12 @@ public final class Failover {
             primary,
             available,
             since,
-            members(topology, pods));
+            members(topology, pods),
+            topology.synchronousReplication(),
+            IntStream.range(0, db.getSpec().getReplicas())
+                .mapToObj(topology::pod)
+                .filter(p -> !p.equals(primary))
+                .toList());
     Election.Decision decision = Election.assess(situation, now);
     if (decision instanceof Election.Decision.Keep keep) {
       return available
@@ -143,23 +150,24 @@ public final class Failover {
     }
     Election.Decision.Elect elect = (Election.Decision.Elect) decision;
     String ns = db.getMetadata().getNamespace();
-    // Every candidate at once: each exec is a round trip through the API server and the kubelet.
+    // Every one at once: each exec is a round trip through the API server and the kubelet.
     Map<String, CompletableFuture<OptionalLong>> asked = new LinkedHashMap<>();
-    for (Election.Member m : elect.candidates()) {
-      asked.put(m.name(), CompletableFuture.supplyAsync(() -> agent.position(ns, m.name()), EXEC));
+    for (String name : elect.asked()) {
+      asked.put(name, CompletableFuture.supplyAsync(() -> agent.position(ns, name), EXEC));
     }
     Map<String, OptionalLong> positions = new LinkedHashMap<>();
     asked.forEach((name, answer) -> positions.put(name, answer.join()));
-    Optional<Election.Member> chosen = Election.pick(elect.candidates(), positions);
-    if (chosen.isEmpty()) {
+    Election.Choice choice = Election.pick(elect, positions);
+    if (choice instanceof Election.Choice.Wait wait) {
+      log.info(
+          "failover of {} waits: {}; positions: {}", key, wait.why(), positionsText(positions));
       return new Outcome(
           Optional.of(NO_CANDIDATE_RECHECK),
           Optional.of(
-              new Observed.Failure(
-                  Reason.NO_FAILOVER_CANDIDATE,
-                  elect.why() + "; no ready replica reported its replication position")));
+              new Observed.Failure(Reason.NO_FAILOVER_CANDIDATE, elect.why() + "; " + wait.why())));
     }
-    String target = chosen.get().name();
+    Election.Choice.Promote chosen = (Election.Choice.Promote) choice;
+    String target = chosen.member().name();
     // Fence before promoting: the old primary's pod goes, so it cannot take writes while another
     // is promoted; it comes back without a role, and is labelled replica. Only once a replica is
     // chosen, so a failover that cannot happen never keeps deleting the primary's pod.
@@ -180,10 +188,12 @@ public final class Failover {
             + "; promoted "
             + target
             + " (position "
-            + positions.get(target).getAsLong()
+            + chosen.position()
             + ", the most advanced of "
             + positions.size()
-            + " ready replica(s)) at "
+            + " replica(s) asked: "
+            + positionsText(positions)
+            + ") at "
             + now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
     log.info("failover of {}: {}", key, message);
     status.setCurrentPrimary(target);
@@ -197,6 +207,19 @@ public final class Failover {
         db, List.of(new EventRecorder.Note(EventRecorder.NORMAL, Reason.FAILED_OVER, message)));
     return new Outcome(
         Optional.empty(), Optional.of(new Observed.Failure(Reason.FAILED_OVER, message)));
+  }
+
+  /** "db-1 10, db-2 unknown": what each asked replica answered, for the Event and the log. */
+  static String positionsText(Map<String, OptionalLong> positions) {
+    return positions.entrySet().stream()
+        .map(
+            e ->
+                e.getKey()
+                    + " "
+                    + (e.getValue().isPresent()
+                        ? String.valueOf(e.getValue().getAsLong())
+                        : "unknown"))
+        .collect(Collectors.joining(", "));
   }
 
   static List<Election.Member> members(Topology topology, List<Pod> pods) {
