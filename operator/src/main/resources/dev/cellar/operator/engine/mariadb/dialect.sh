@@ -103,6 +103,10 @@ cellar_sql_writable() { printf '%s\n' 'SET GLOBAL read_only = 0;'; }
 # Every GTID this server has applied or written.
 cellar_sql_own_gtids() { printf '%s\n' 'SELECT @@GLOBAL.gtid_current_pos;'; }
 
+# The last GTID of each domain this replica has received into its relay log, applied or not: a
+# semi-synchronous commit is acknowledged once a replica has it there, and a promotion applies it.
+cellar_received_gtids() { cellar_replica_status_field 'Gtid_IO_Pos'; }
+
 # A former primary resumes from what it wrote itself (its slave position may be older or empty).
 cellar_sql_rejoin_position() { printf '%s\n' 'SET GLOBAL gtid_slave_pos = @@GLOBAL.gtid_current_pos;'; }
 

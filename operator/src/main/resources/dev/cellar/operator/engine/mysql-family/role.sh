@@ -3,7 +3,9 @@
 # container, whose environment has root's password): bash role.sh ACTION. It prints one line of
 # key=value words on stdout, the last line of output, and exits 0 when the action succeeded.
 #   position  how far this server is: the transactions of its GTID position as one number
-#             (dialect.sh's cellar_gtid_count): "position=<n> role=<primary|replica>"
+#             (dialect.sh's cellar_gtid_count), on a replica the further of what it applied and
+#             what it received (dialect.sh's cellar_received_gtids; a promotion applies the relay
+#             log first): "position=<n> role=<primary|replica>"
 #   lag       how far behind its source this replica is, in whole seconds (the server's
 #             Seconds_Behind_Master/Source); unknown while a thread does not run:
 #             "lag=<seconds|unknown> role=replica", on a server without a source "role=primary"
@@ -73,10 +75,14 @@ relay_log_applied() {
 
 case "${1:-}" in
   position)
-    gtids=$(sql "$(cellar_sql_own_gtids)")
+    position=$(cellar_gtid_count "$(sql "$(cellar_sql_own_gtids)")")
     role=primary
-    if [ -n "$(cellar_configured_source_host)" ]; then role=replica; fi
-    printf 'position=%s role=%s\n' "$(cellar_gtid_count "$gtids")" "$role"
+    if [ -n "$(cellar_configured_source_host)" ]; then
+      role=replica
+      received=$(cellar_gtid_count "$(cellar_received_gtids)")
+      if [ "$received" -gt "$position" ]; then position=$received; fi
+    fi
+    printf 'position=%s role=%s\n' "$position" "$role"
     ;;
   lag)
     if [ -z "$(cellar_configured_source_host)" ]; then

@@ -126,6 +126,11 @@ cellar_sql_writable() { printf '%s\n' 'SET GLOBAL super_read_only = 0;' 'SET GLO
 
 cellar_sql_own_gtids() { printf '%s\n' 'SELECT @@GLOBAL.gtid_executed;'; }
 
+# MySQL's Retrieved_Gtid_Set is what this IO thread fetched, a part of the history only: it would
+# count against gtid_executed only as their union, which no MySQL server here could test. Applied
+# GTIDs only, then (a promotion applies the relay log first all the same).
+cellar_received_gtids() { :; }
+
 # Auto-positioning sends gtid_executed: nothing to set.
 cellar_sql_rejoin_position() { :; }
 
