@@ -32,7 +32,7 @@ public final class Election {
    * @param synchronous whether a commit was acknowledged once a replica had it (spec.replication
    *     mode sync): then every replica's position is needed before one is promoted
    * @param standbys every pod that may have streamed from the primary (the Database's pods but the
-   *     primary's, whether they exist, are ready or have a role)
+   *     primary's, ready or not, with a role or not: Failover.standbys)
    */
   public record Situation(
       boolean enabled,

@@ -125,10 +125,7 @@ public final class Failover {
             since,
             members(topology, pods),
             topology.synchronousReplication(),
-            IntStream.range(0, db.getSpec().getReplicas())
-                .mapToObj(topology::pod)
-                .filter(p -> !p.equals(primary))
-                .toList());
+            standbys(topology, pods, primary));
     Election.Decision decision = Election.assess(situation, now);
     if (decision instanceof Election.Decision.Keep keep) {
       return available
@@ -220,6 +217,27 @@ public final class Failover {
                         ? String.valueOf(e.getValue().getAsLong())
                         : "unknown"))
         .collect(Collectors.joining(", "));
+  }
+
+  /**
+   * The pods but the primary's that may have acknowledged a synchronous commit: a missing pod
+   * counts (the StatefulSet recreates it on its volume within seconds), one the scheduler has not
+   * placed does not: it runs no server, and waiting for it (a replica added without room for it,
+   * say) would keep a Database without a primary for good.
+   */
+  static List<String> standbys(Topology topology, List<Pod> pods, String primary) {
+    Map<String, Pod> byName =
+        pods.stream()
+            .collect(Collectors.toMap(p -> p.getMetadata().getName(), p -> p, (a, b) -> a));
+    return IntStream.range(0, topology.db().getSpec().getReplicas())
+        .mapToObj(topology::pod)
+        .filter(name -> !name.equals(primary))
+        .filter(
+            name ->
+                !byName.containsKey(name)
+                    || byName.get(name).getSpec() == null
+                    || byName.get(name).getSpec().getNodeName() != null)
+        .toList();
   }
 
   static List<Election.Member> members(Topology topology, List<Pod> pods) {
