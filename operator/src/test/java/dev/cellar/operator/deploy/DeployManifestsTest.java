@@ -19,8 +19,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
@@ -209,5 +212,41 @@ class DeployManifestsTest {
     assertThat(orders.getSpec().getStorage()).isEqualTo("100Gi");
     assertThat(orders.getSpec().getReplicas()).isEqualTo(2);
     assertThat(orders.getSpec().getBackupEnabled()).isTrue();
+  }
+
+  /**
+   * The JVM's options live in three places: the Deployment, the chart's values and the image's
+   * default environment (operator/pom.xml, for a pod that sets none). A change to one alone would
+   * leave the sizing measured for one and shipped with another.
+   */
+  @Test
+  void theJvmOptionsAreTheSameInTheDeploymentTheChartAndTheImage() throws IOException {
+    Container container =
+        only(Deployment.class).getSpec().getTemplate().getSpec().getContainers().get(0);
+    Map<String, String> env = new HashMap<>();
+    for (EnvVar e : container.getEnv()) {
+      env.put(e.getName(), e.getValue());
+    }
+    String deployment = env.get("JAVA_TOOL_OPTIONS");
+    assertThat(deployment).contains("-Xmn", "-XX:MaxRAMPercentage=");
+
+    @SuppressWarnings("unchecked")
+    Map<String, Object> values =
+        Serialization.unmarshal(
+            Files.readString(ROOT.resolve("deploy/helm/cellar/values.yaml")), Map.class);
+    assertThat(values.get("javaToolOptions"))
+        .as("the chart's javaToolOptions")
+        .isEqualTo(deployment);
+
+    String pom = Files.readString(ROOT.resolve("operator/pom.xml"));
+    Matcher image =
+        Pattern.compile(
+                "<JAVA_TOOL_OPTIONS>([^<]*)</JAVA_TOOL_OPTIONS>\\s*<MALLOC_ARENA_MAX>([^<]*)<")
+            .matcher(pom);
+    assertThat(image.find()).as("the image's environment in operator/pom.xml").isTrue();
+    assertThat(image.group(1)).as("the image's JAVA_TOOL_OPTIONS").isEqualTo(deployment);
+    assertThat(image.group(2))
+        .as("the image's MALLOC_ARENA_MAX")
+        .isEqualTo(env.get("MALLOC_ARENA_MAX"));
   }
 }
