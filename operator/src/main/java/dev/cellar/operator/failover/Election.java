@@ -108,8 +108,8 @@ public final class Election {
 
   /**
    * The second step: the most advanced candidate by replicated position (PostgreSQL's received or
-   * replayed LSN, MySQL/MariaDB's applied GTIDs); the lowest ordinal on a tie. Candidates whose
-   * position could not be read are never chosen.
+   * replayed LSN, MariaDB's received or applied GTIDs, MySQL's applied ones); the lowest ordinal on
+   * a tie. Candidates whose position could not be read are never chosen.
    *
    * <p>With synchronous replication a commit was acknowledged once any one standby had it, and the
    * primary streamed to all of them: only the most advanced of all holds every acknowledged commit

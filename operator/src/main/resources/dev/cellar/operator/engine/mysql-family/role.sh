@@ -75,11 +75,14 @@ relay_log_applied() {
 
 case "${1:-}" in
   position)
-    position=$(cellar_gtid_count "$(sql "$(cellar_sql_own_gtids)")")
+    # One query per assignment: a failed one ends the script (set -e) instead of counting as 0.
+    gtids=$(sql "$(cellar_sql_own_gtids)")
+    position=$(cellar_gtid_count "$gtids")
     role=primary
     if [ -n "$(cellar_configured_source_host)" ]; then
       role=replica
-      received=$(cellar_gtid_count "$(cellar_received_gtids)")
+      gtids=$(cellar_received_gtids)
+      received=$(cellar_gtid_count "$gtids")
       if [ "$received" -gt "$position" ]; then position=$received; fi
     fi
     printf 'position=%s role=%s\n' "$position" "$role"
