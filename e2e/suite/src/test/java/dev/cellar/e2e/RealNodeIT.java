@@ -328,24 +328,7 @@ class RealNodeIT {
             firstError.strip()));
 
     // Every acknowledged row is on the new primary.
-    String ids =
-        client(
-            ns,
-            engine,
-            "orders",
-            "count",
-            String.format(Locale.ROOT, sql, "orders", "SELECT id FROM ticks ORDER BY id"),
-            false);
-    List<String> present = ids.lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
-    // On failure: the writer's log and what the operator did (its Events name the positions).
-    assertThat(present)
-        .as(
-            () ->
-                "rows on the new primary\n"
-                    + log
-                    + "\n"
-                    + kubectl("describe", "db", "-n", ns, "orders").stdout())
-        .containsAll(acknowledged);
+    assertAcknowledgedRowsPresent(ns, engine, sql, log, acknowledged);
 
     // The old primary comes back as a replica of the new one and receives the new rows.
     start = System.nanoTime();
@@ -505,27 +488,7 @@ class RealNodeIT {
             engine.name,
             outageMs / 1000.0,
             acknowledged.size()));
-    List<String> present =
-        client(
-                ns,
-                engine,
-                "orders",
-                "count",
-                String.format(Locale.ROOT, sql, "orders", "SELECT id FROM ticks ORDER BY id"),
-                false)
-            .lines()
-            .map(String::strip)
-            .filter(l -> !l.isEmpty())
-            .toList();
-    // On failure: the writer's log and what the operator did (its Events name the positions).
-    assertThat(present)
-        .as(
-            () ->
-                "rows on the new primary\n"
-                    + log
-                    + "\n"
-                    + kubectl("describe", "db", "-n", ns, "orders").stdout())
-        .containsAll(acknowledged);
+    assertAcknowledgedRowsPresent(ns, engine, sql, log, acknowledged);
     await("the old primary back as a ready replica")
         .atMost(Duration.ofMinutes(3))
         .pollInterval(Duration.ofSeconds(1))
@@ -1449,6 +1412,35 @@ class RealNodeIT {
                 + "\n"
                 + kubectl("describe", "db", "-n", ns, name).stdout())
         .isZero();
+  }
+
+  /**
+   * Every row the writer was told was committed is on the primary of {@code orders} (table ticks,
+   * {@code sql} a format of host and statement); on failure the writer's log and what the operator
+   * did (its Events name each replica's position).
+   */
+  static void assertAcknowledgedRowsPresent(
+      String ns, Engine engine, String sql, String log, List<String> acknowledged) {
+    List<String> present =
+        client(
+                ns,
+                engine,
+                "orders",
+                "count",
+                String.format(Locale.ROOT, sql, "orders", "SELECT id FROM ticks ORDER BY id"),
+                false)
+            .lines()
+            .map(String::strip)
+            .filter(l -> !l.isEmpty())
+            .toList();
+    assertThat(present)
+        .as(
+            () ->
+                "acknowledged rows on the primary\n"
+                    + log
+                    + "\n"
+                    + kubectl("describe", "db", "-n", ns, "orders").stdout())
+        .containsAll(acknowledged);
   }
 
   static String phase(String ns, String name) {
