@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -226,17 +227,14 @@ public final class Failover {
    * say) would keep a Database without a primary for good.
    */
   static List<String> standbys(Topology topology, List<Pod> pods, String primary) {
-    Map<String, Pod> byName =
+    Set<String> unplaced =
         pods.stream()
-            .collect(Collectors.toMap(p -> p.getMetadata().getName(), p -> p, (a, b) -> a));
+            .filter(p -> p.getSpec() != null && p.getSpec().getNodeName() == null)
+            .map(p -> p.getMetadata().getName())
+            .collect(Collectors.toSet());
     return IntStream.range(0, topology.db().getSpec().getReplicas())
         .mapToObj(topology::pod)
-        .filter(name -> !name.equals(primary))
-        .filter(
-            name ->
-                !byName.containsKey(name)
-                    || byName.get(name).getSpec() == null
-                    || byName.get(name).getSpec().getNodeName() != null)
+        .filter(name -> !name.equals(primary) && !unplaced.contains(name))
         .toList();
   }
 
