@@ -329,8 +329,13 @@ class FailoverIT extends ReconcilerTestBase {
                         "primary sy-0 unavailable",
                         "no position from sy-2",
                         "set spec.replication.mode to async");
+                assertThat(condition(now, Type.DEGRADED).getReason())
+                    .isEqualTo("NoFailoverCandidate");
               });
       assertThat(get("sy").getStatus().getCurrentPrimary()).isEqualTo("sy-0");
+      await("the Warning Event")
+          .atMost(CONVERGE)
+          .until(() -> hasEvent("sy", "NoFailoverCandidate"));
       assertThat(ofDatabase(promoted, "sy")).isEmpty();
 
       // sy-2 answers, further than sy-1: it is the one promoted.

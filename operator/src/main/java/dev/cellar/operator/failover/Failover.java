@@ -171,12 +171,10 @@ public final class Failover {
     // chosen, so a failover that cannot happen never keeps deleting the primary's pod.
     primaryPod.ifPresent(p -> fence(client, p));
     Optional<String> failed = agent.promote(ns, target);
-    EventRecorder events = new EventRecorder(client);
     if (failed.isPresent()) {
       String message = elect.why() + "; promoting " + target + " failed: " + failed.get();
-      events.emit(
-          db,
-          List.of(new EventRecorder.Note(EventRecorder.WARNING, Reason.FAILOVER_FAILED, message)));
+      // Its Warning Event comes from Degraded turning FailoverFailed (EventRecorder.notes).
+      log.warn("failover of {}: {}", key, message);
       return new Outcome(
           Optional.of(NO_CANDIDATE_RECHECK),
           Optional.of(new Observed.Failure(Reason.FAILOVER_FAILED, message)));
@@ -201,8 +199,9 @@ public final class Failover {
         .filter(p -> p.getMetadata().getName().equals(target))
         .findFirst()
         .ifPresent(p -> PodRoles.relabel(client, p, true));
-    events.emit(
-        db, List.of(new EventRecorder.Note(EventRecorder.NORMAL, Reason.FAILED_OVER, message)));
+    new EventRecorder(client)
+        .emit(
+            db, List.of(new EventRecorder.Note(EventRecorder.NORMAL, Reason.FAILED_OVER, message)));
     return new Outcome(
         Optional.empty(), Optional.of(new Observed.Failure(Reason.FAILED_OVER, message)));
   }

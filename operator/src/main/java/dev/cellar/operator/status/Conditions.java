@@ -51,8 +51,9 @@ public final class Conditions {
     // spec.failover.delaySeconds (FailingOver), none can (NoFailoverCandidate), promoting failed
     // (FailoverFailed), or a replica was promoted (FailedOver, also the Event's reason).
     FAILING_OVER("FailingOver", Type.AVAILABLE),
-    NO_FAILOVER_CANDIDATE("NoFailoverCandidate", Type.AVAILABLE),
-    FAILOVER_FAILED("FailoverFailed", Type.AVAILABLE),
+    // The two that need the user are named in Degraded too (StatusFactory.degraded).
+    NO_FAILOVER_CANDIDATE("NoFailoverCandidate", Type.AVAILABLE, Type.DEGRADED),
+    FAILOVER_FAILED("FailoverFailed", Type.AVAILABLE, Type.DEGRADED),
     FAILED_OVER("FailedOver", Type.AVAILABLE),
     // Available after a planned switchover (annotation cellar.dev/switchover-to), and the Events.
     SWITCHED_OVER("SwitchedOver", Type.AVAILABLE),

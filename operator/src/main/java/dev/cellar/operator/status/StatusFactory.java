@@ -384,6 +384,13 @@ public final class StatusFactory {
     if (f.podTrouble().isPresent()) {
       return podTrouble(f, f.podTrouble().get());
     }
+    // A lost primary that no replica can replace, or whose replacement failed: Available says so,
+    // and Degraded too, since the way out is the user's (ReplicasNotReady below would name only
+    // the symptom). Their Warning Events come from this condition.
+    Optional<Observed.Failure> failover = f.observed().failover();
+    if (failover.isPresent() && failover.get().reason().types().contains(Type.DEGRADED)) {
+      return new Verdict(true, failover.get().reason(), failover.get().message());
+    }
     // Waking replicas are starting, not failing (Progressing says Waking until all are ready).
     if (f.rolledOut() && f.wasReadyBefore() && !f.waking() && f.ready() < f.desired()) {
       return new Verdict(

@@ -600,4 +600,58 @@ class StatusFactoryTest {
     assertThat(status.getPhase()).isEqualTo(Phase.Degraded);
     assertThat(reason(status, Type.READY)).isEqualTo("False Hibernated");
   }
+
+  /** {@code o} with the failover step's note {@code failure}. */
+  static Observed withFailover(Observed o, Observed.Failure failure) {
+    return new Observed(
+        o.statefulSet(),
+        o.pods(),
+        o.backupCronJob(),
+        o.lastBackupJob(),
+        o.backupJobs(),
+        o.versionDecision(),
+        o.storage(),
+        o.error(),
+        o.credentials(),
+        o.podCreation(),
+        o.volumes(),
+        o.provisioning(),
+        Optional.of(failure),
+        o.credentialsApplied(),
+        o.credentialsFailure(),
+        o.tls(),
+        o.replicationLag());
+  }
+
+  @Test
+  void aLostPrimaryThatNoReplicaCanReplaceIsNamedInDegradedWithAWarning() {
+    Database db = db("16", 1);
+    Observed ready = observed(db, Optional.of(sts("16", 1, 1, true)), true, Optional.empty());
+    db.setStatus(StatusFactory.compute(db, ready, T0));
+    Observed lost = observed(db, Optional.of(sts("16", 1, 0, true)), false, Optional.empty());
+
+    // While the delay runs, the symptom is all there is to say: a replica takes over by itself.
+    DatabaseStatus waiting =
+        StatusFactory.compute(
+            db,
+            withFailover(
+                lost, new Observed.Failure(Reason.FAILING_OVER, "a replica takes over at ...")),
+            T0.plusSeconds(2));
+    assertThat(reason(waiting, Type.AVAILABLE)).isEqualTo("False FailingOver");
+    assertThat(reason(waiting, Type.DEGRADED)).isEqualTo("True ReplicasNotReady");
+
+    String why = "primary orders-0 unavailable for 9s; no position from orders-2";
+    for (Reason cannot : List.of(Reason.NO_FAILOVER_CANDIDATE, Reason.FAILOVER_FAILED)) {
+      DatabaseStatus status =
+          StatusFactory.compute(
+              db, withFailover(lost, new Observed.Failure(cannot, why)), T0.plusSeconds(9));
+      assertThat(reason(status, Type.AVAILABLE)).isEqualTo("False " + cannot.value());
+      assertThat(reason(status, Type.DEGRADED)).isEqualTo("True " + cannot.value());
+      assertThat(condition(status, Type.DEGRADED).getMessage()).isEqualTo(why);
+      assertThat(status.getPhase()).isEqualTo(Phase.Degraded);
+      assertThat(EventRecorder.notes(db, waiting, status))
+          .extracting(EventRecorder.Note::type, EventRecorder.Note::reason)
+          .containsExactly(tuple(EventRecorder.WARNING, cannot.value()));
+    }
+  }
 }
