@@ -57,7 +57,9 @@ public class DatabaseStatus {
           + " database to initialise.")
   private String firstAvailableTime;
 
-  @JsonPropertyDescription("Each database pod: its role (primary or replica) and readiness.")
+  @JsonPropertyDescription(
+      "Each database pod the spec asks for, and any other still there: its role (primary or"
+          + " replica) and readiness (false for a pod not created yet).")
   private List<InstanceStatus> instances;
 
   @JsonPropertyDescription("Read-only address of the replicas, when replicas > 1.")

@@ -21,12 +21,15 @@ import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * Computes a Database's status from what its children report, one small method per condition. Pure:
@@ -182,24 +185,33 @@ public final class StatusFactory {
   }
 
   /**
-   * Each database pod with its role, readiness and, for a replica, its lag as last polled; by name;
-   * null while there is none.
+   * Each instance with its role, readiness and, for a replica, its lag as last polled; by name;
+   * null while there is none. The instances are the pods the spec asks for (once the StatefulSet
+   * exists) and any other pod still there (one scaled away, terminating): a pod the StatefulSet
+   * controller has not created yet is listed, not ready, rather than added when it comes. Its
+   * coming changes nothing a user reads (the counts and conditions said 0/1 ready already), and
+   * listing it then cost a status write for most new Databases (docs/benchmarks.md, twenty-seventh
+   * pass).
    */
   static List<InstanceStatus> instances(Facts f) {
-    List<InstanceStatus> instances =
-        f.observed().pods().stream()
-            .sorted(Comparator.comparing(p -> p.getMetadata().getName()))
-            .map(
-                p -> {
-                  String name = p.getMetadata().getName();
-                  boolean primary = name.equals(f.topology().primaryPod());
-                  return new InstanceStatus(
-                      name,
-                      primary ? Keys.ROLE_PRIMARY : Keys.ROLE_REPLICA,
-                      podReady(p),
-                      primary ? null : f.observed().replicationLag().get(name));
-                })
-            .toList();
+    Map<String, Pod> byName = new TreeMap<>();
+    if (f.hasStatefulSet()) {
+      for (int i = 0; i < f.desired(); i++) {
+        byName.put(f.topology().pod(i), null);
+      }
+    }
+    f.observed().pods().forEach(p -> byName.put(p.getMetadata().getName(), p));
+    List<InstanceStatus> instances = new ArrayList<>(byName.size());
+    byName.forEach(
+        (name, pod) -> {
+          boolean primary = name.equals(f.topology().primaryPod());
+          instances.add(
+              new InstanceStatus(
+                  name,
+                  primary ? Keys.ROLE_PRIMARY : Keys.ROLE_REPLICA,
+                  pod != null && podReady(pod),
+                  primary ? null : f.observed().replicationLag().get(name)));
+        });
     return instances.isEmpty() ? null : instances;
   }
 

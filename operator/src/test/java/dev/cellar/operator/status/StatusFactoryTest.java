@@ -654,4 +654,57 @@ class StatusFactoryTest {
           .containsExactly(tuple(EventRecorder.WARNING, cannot.value()));
     }
   }
+
+  @Test
+  void aPodNotCreatedYetIsListedNotReadySoItsComingIsNoStatusWrite() {
+    Database db = db("16", 1);
+    CronJob cron = cron(false);
+    Observed noPod =
+        observed(db, Optional.of(sts("16", 1, 0, false)), List.of(), Optional.of(cron), empty());
+    db.setStatus(StatusFactory.compute(db, noPod, T0));
+    assertThat(db.getStatus().getInstances())
+        .extracting(i -> i.getName() + " " + i.getRole() + " " + i.getReady())
+        .containsExactly("orders-0 primary false");
+    Observed pending =
+        observed(
+            db,
+            Optional.of(sts("16", 1, 0, false)),
+            List.of(pod(false)),
+            Optional.of(cron),
+            empty());
+    assertThat(StatusFactory.compute(db, pending, T0.plusSeconds(5)))
+        .as("the pod's creation changes nothing to write")
+        .isEqualTo(db.getStatus());
+
+    // Scaled to 3 with one replica not created yet; a pod scaled away and still there is listed.
+    db.getSpec().setReplicas(3);
+    Observed scaling =
+        observed(
+            db,
+            Optional.of(sts("16", 3, 1, false)),
+            List.of(pod(true), pod("orders-1", false), pod("orders-7", true)),
+            Optional.of(cron),
+            empty());
+    assertThat(StatusFactory.compute(db, scaling, T0).getInstances())
+        .extracting(i -> i.getName() + " " + i.getRole() + " " + i.getReady())
+        .containsExactly(
+            "orders-0 primary true",
+            "orders-1 replica false",
+            "orders-2 replica false",
+            "orders-7 replica true");
+
+    // Without a StatefulSet (an unsupported version) no pod is coming: none is listed.
+    Database refused = db("12", 1);
+    assertThat(
+            StatusFactory.compute(
+                    refused,
+                    observed(refused, Optional.empty(), List.of(), Optional.of(cron), empty()),
+                    T0)
+                .getInstances())
+        .isNull();
+  }
+
+  private static Optional<Job> empty() {
+    return Optional.empty();
+  }
 }
