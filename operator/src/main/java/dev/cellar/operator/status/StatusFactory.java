@@ -141,8 +141,12 @@ public final class StatusFactory {
         phase(status, f.hasStatefulSet(), f.wasReadyBefore(), degraded.reason(), f.hibernated()));
     status.setEngine(
         f.hasStatefulSet() ? db.getSpec().getEngine().value() : f.previous().getEngine());
+    // A new Database's StatefulSet whose pods are not created yet makes them at its version, the
+    // only one there can be: named now, not in a status write of its own when the first pod comes
+    // (most new Databases under load, docs/benchmarks.md, twenty-seventh pass).
+    boolean firstPodsToCome = f.previous().getVersion() == null && observed.pods().isEmpty();
     status.setVersion(
-        f.rolledOut()
+        f.rolledOut() || firstPodsToCome
             ? f.runningVersion().orElse(f.previous().getVersion())
             : f.previous().getVersion());
     // The spec's count, hibernated or not: hibernation is not a scale to zero.

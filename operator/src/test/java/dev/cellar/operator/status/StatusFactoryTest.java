@@ -656,7 +656,7 @@ class StatusFactoryTest {
   }
 
   @Test
-  void aPodNotCreatedYetIsListedNotReadySoItsComingIsNoStatusWrite() {
+  void aNewDatabasesFirstPodComingIsNoStatusWrite() {
     Database db = db("16", 1);
     CronJob cron = cron(false);
     Observed noPod =
@@ -665,6 +665,9 @@ class StatusFactoryTest {
     assertThat(db.getStatus().getInstances())
         .extracting(i -> i.getName() + " " + i.getRole() + " " + i.getReady())
         .containsExactly("orders-0 primary false");
+    assertThat(db.getStatus().getVersion())
+        .as("the version the StatefulSet makes its first pods at")
+        .isEqualTo("16");
     Observed pending =
         observed(
             db,
