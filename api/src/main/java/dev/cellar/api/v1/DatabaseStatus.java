@@ -28,7 +28,9 @@ public class DatabaseStatus {
   @JsonPropertyDescription("The engine that runs now.")
   private String engine;
 
-  @JsonPropertyDescription("The version that runs now, which may differ from spec.version.")
+  @JsonPropertyDescription(
+      "The version that runs now (for a new Database, the one its first pods are made at), which"
+          + " may differ from spec.version.")
   @PrinterColumn(name = "VERSION")
   private String version;
 
