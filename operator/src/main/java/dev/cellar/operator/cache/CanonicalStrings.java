@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.deser.std.StringDeserializer;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import java.io.IOException;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 
 /**
  * One {@code String} instance per distinct short string read from the API server. Every cached
@@ -18,21 +19,17 @@ import java.util.Set;
  * Databases (docs/benchmarks.md). Deserialized strings go through {@link #canonical}, so the cached
  * objects share them.
  *
- * <p>A lossy, bounded table rather than a map: {@value #SLOTS} slots, two per hash, and a string
- * that finds both taken replaces one. A miss only costs the sharing, never correctness (a string is
- * returned as it is or replaced by an equal one), so there is no lock, no per-entry object and no
- * reference queue; the table's own cost is fixed (256 KiB of references) and what it keeps alive
- * that no object needs any more is bounded by its size times {@value #MAX_LENGTH} characters.
- * Containers' commands, arguments and variables (scripts) go to a second table of {@value
- * #SCRIPT_SLOTS} slots whatever their length, where any string may take any slot: with two slots
- * per hash, three scripts of one pair evicted each other on every read, and at 200 Databases the
- * cached CronJobs held 89 instances of two of the three verification scripts (1.7 MB; a heap dump
- * of bin/bench, docs/benchmarks.md). Not {@link String#intern}: its table is the JVM's own,
- * unbounded, and not measured here.
+ * <p>A {@link LossyTable} of {@value #SLOTS} slots rather than a map: its own cost is fixed (256
+ * KiB of references) and what it keeps alive that no object needs any more is bounded by its size
+ * times {@value #MAX_LENGTH} characters. Containers' commands, arguments and variables (scripts) go
+ * to a second table of {@value #SCRIPT_SLOTS} slots whatever their length, where any string may
+ * take any slot: with two slots per hash, three scripts of one pair evicted each other on every
+ * read, and at 200 Databases the cached CronJobs held 89 instances of two of the three verification
+ * scripts (1.7 MB; a heap dump of bin/bench, docs/benchmarks.md). Not {@link String#intern}: its
+ * table is the JVM's own, unbounded, and not measured here.
  *
- * <p>Racy by design: the slots are plain array elements. A {@code String} is immutable and safely
- * published through a data race (its fields are final), so a thread sees either an older string, a
- * newer one or null, each of which is a valid answer.
+ * <p>Racy by design, as the lossy table: a {@code String} is immutable and safely published through
+ * a data race (its fields are final).
  */
 public final class CanonicalStrings {
   /**
@@ -61,12 +58,13 @@ public final class CanonicalStrings {
    */
   private static final Set<String> UNIQUE_FIELDS = Set.of("resourceVersion");
 
-  private final String[] slots;
-  private final int mask;
-  private final int maxLength;
+  /** The two slots per hash of short strings; null for the scripts' table. */
+  private final LossyTable<String> pairs;
 
-  /** Whether a string may take any slot (a small table, searched whole) or only its hash's two. */
-  private final boolean anySlot;
+  /** The scripts' slots, any string in any one (a small table, searched whole); null otherwise. */
+  private final String[] slots;
+
+  private final int maxLength;
 
   /** A table of {@code slots} slots (a power of two, at least 2) for strings of up to 256 chars. */
   CanonicalStrings(int slots) {
@@ -77,10 +75,9 @@ public final class CanonicalStrings {
     if (slots < 2 || Integer.bitCount(slots) != 1) {
       throw new IllegalArgumentException("slots must be a power of two: " + slots);
     }
-    this.slots = new String[slots];
-    this.mask = slots - 1;
+    this.pairs = anySlot ? null : new LossyTable<>(slots);
+    this.slots = anySlot ? new String[slots] : null;
     this.maxLength = maxLength;
-    this.anySlot = anySlot;
   }
 
   private static final CanonicalStrings SHARED = new CanonicalStrings(SLOTS);
@@ -106,30 +103,7 @@ public final class CanonicalStrings {
     if (s.isEmpty()) {
       return "";
     }
-    if (anySlot) {
-      return anySlot(s);
-    }
-    int h = spread(s.hashCode());
-    int first = h & mask;
-    int second = first ^ 1;
-    String a = slots[first];
-    if (s.equals(a)) {
-      return a;
-    }
-    String b = slots[second];
-    if (s.equals(b)) {
-      return b;
-    }
-    // Fill an empty slot first; with both taken, a bit of the hash picks the one to replace, so
-    // two strings that share a pair do not keep evicting each other's partner alone.
-    if (a == null) {
-      slots[first] = s;
-    } else if (b == null || (h & (mask + 1)) != 0) {
-      slots[second] = s;
-    } else {
-      slots[first] = s;
-    }
-    return s;
+    return pairs == null ? anySlot(s) : pairs.shared(s, s.hashCode(), UnaryOperator.identity());
   }
 
   /**
@@ -149,12 +123,9 @@ public final class CanonicalStrings {
         return slot;
       }
     }
-    slots[empty >= 0 ? empty : spread(s.hashCode()) & mask] = s;
+    int h = s.hashCode();
+    slots[empty >= 0 ? empty : (h ^ (h >>> 16)) & (slots.length - 1)] = s;
     return s;
-  }
-
-  private static int spread(int h) {
-    return h ^ (h >>> 16);
   }
 
   /**

@@ -1,12 +1,16 @@
 package dev.cellar.operator.cache;
 
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
+import io.fabric8.kubernetes.api.model.Secret;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Type;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -18,7 +22,8 @@ import java.util.Map;
  * informers' caches held 41,000 empty lists and 18,000 empty maps, 2 MB of a 49 MB live heap
  * (docs/benchmarks.md, twenty-second pass). Each is replaced here, in an object about to be cached,
  * by the one shared immutable empty list or map, which equals and hashes as an empty one and
- * serializes the same.
+ * serializes the same. A map of strings that is not empty (labels, annotations, selectors) is
+ * replaced by an equal one shared with the other cached objects ({@link SharedStringMaps}).
  *
  * <p>What this rules out: changing a cached object's collection in place, which would change the
  * informer's cache behind its back and now throws instead. Builders copy ({@code new
@@ -70,6 +75,14 @@ public final class SharedEmptyCollections {
             if (map != EMPTY_MAP) {
               property.set().invokeExact(object, (Object) EMPTY_MAP);
             }
+          } else if (property.ofStrings()) {
+            if (SHARED_STRING_MAPS) {
+              @SuppressWarnings("unchecked")
+              Map<String, String> shared = SharedStringMaps.shared((Map<String, String>) map);
+              if (shared != map) {
+                property.set().invokeExact(object, (Object) shared);
+              }
+            }
           } else {
             map.values().forEach(SharedEmptyCollections::share);
           }
@@ -84,8 +97,23 @@ public final class SharedEmptyCollections {
     }
   }
 
-  /** A property whose value may hold collections: a list, a map or another model object. */
-  private record Property(MethodHandle get, MethodHandle set) {}
+  /**
+   * A property whose value may hold collections: a list, a map or another model object; {@code
+   * ofStrings} for a map of strings to strings that {@link SharedStringMaps} may share.
+   */
+  private record Property(MethodHandle get, MethodHandle set, boolean ofStrings) {}
+
+  private static final boolean SHARED_STRING_MAPS = SharedStringMaps.enabled();
+
+  /**
+   * Whether {@code getter} of {@code type} returns a map of strings worth sharing: not a Secret's
+   * (its values are each Database's own keys and passwords, which would only evict what repeats).
+   */
+  private static boolean ofStrings(Class<?> type, Method getter) {
+    return type != Secret.class
+        && getter.getGenericReturnType() instanceof ParameterizedType map
+        && Arrays.equals(map.getActualTypeArguments(), new Type[] {String.class, String.class});
+  }
 
   /**
    * A class's properties, found once: none for what is not a fabric8 model class (a string, a
@@ -120,7 +148,8 @@ public final class SharedEmptyCollections {
                           .asType(MethodType.methodType(Object.class, Object.class)),
                       lookup
                           .unreflect(setter)
-                          .asType(MethodType.methodType(void.class, Object.class, Object.class))));
+                          .asType(MethodType.methodType(void.class, Object.class, Object.class)),
+                      ofStrings(type, getter)));
             } catch (NoSuchMethodException | IllegalAccessException e) {
               // read-only: nothing to swap
             }

@@ -75,6 +75,35 @@ class SharedEmptyCollectionsTest {
   }
 
   @Test
+  void equalMapsOfStringsAcrossObjectsAreOneUnmodifiableInstance() {
+    StatefulSet first = statefulSet();
+    StatefulSet second = statefulSet();
+    Secret secret =
+        new SecretBuilder()
+            .withMetadata(
+                new ObjectMetaBuilder()
+                    .withName("orders-credentials")
+                    .withLabels(Map.of("app.kubernetes.io/managed-by", "cellar-operator"))
+                    .build())
+            .build();
+    SharedEmptyCollections.share(first);
+    SharedEmptyCollections.share(second);
+    SharedEmptyCollections.share(secret);
+    assertThat(second.getMetadata().getLabels())
+        .isSameAs(first.getMetadata().getLabels())
+        .isSameAs(secret.getMetadata().getLabels())
+        .isEqualTo(Map.of("app.kubernetes.io/managed-by", "cellar-operator"));
+    assertThat(second).isEqualTo(statefulSet()).hasSameHashCodeAs(statefulSet());
+    assertThat(JSON.asJson(second)).isEqualTo(JSON.asJson(statefulSet()));
+    // A change in place would change every object that shares the map: it is refused.
+    assertThatThrownBy(() -> first.getMetadata().getLabels().put("app.kubernetes.io/name", "x"))
+        .isInstanceOf(UnsupportedOperationException.class);
+    assertThat(new StatefulSetBuilder(first).editMetadata().addToLabels("a", "b").endMetadata())
+        .extracting(b -> b.build().getMetadata().getLabels())
+        .isEqualTo(Map.of("app.kubernetes.io/managed-by", "cellar-operator", "a", "b"));
+  }
+
+  @Test
   void aSecretKeepsItsData() {
     Secret secret =
         new SecretBuilder()
@@ -83,6 +112,8 @@ class SharedEmptyCollectionsTest {
             .build();
     SharedEmptyCollections.share(secret);
     assertThat(secret.getData()).isEqualTo(Map.of("password", "c2VjcmV0"));
+    // Not shared: each Secret's values are its own, and would only evict the maps that repeat.
+    secret.getData().put("username", "b3JkZXJz");
     assertThat(secret.getStringData()).isSameAs(Collections.emptyMap());
   }
 
