@@ -138,7 +138,10 @@ public final class CachePruning {
     } else if (r instanceof Database) {
       dropManagedFields(r);
       Optional.ofNullable(r.getMetadata().getAnnotations()).ifPresent(a -> a.remove(LAST_APPLIED));
-    } else if (r instanceof Secret || r instanceof Service) {
+    } else if (r instanceof Secret secret) {
+      dropManagedFields(r);
+      shareCaCertificate(secret);
+    } else if (r instanceof Service) {
       dropManagedFields(r);
     } else if (r instanceof StatefulSet sts) {
       dropManagedFields(r);
@@ -154,6 +157,30 @@ public final class CachePruning {
       SharedEmptyCollections.share(r);
     }
     return r;
+  }
+
+  /** The key of a CA's certificate in a Secret (Cellar's, cert-manager's, kubernetes.io/tls). */
+  static final String CA_CERTIFICATE = "ca.crt";
+
+  /**
+   * CA certificates seen in Secrets. Each Database's CA certificate is in three of its Secrets (the
+   * CA's own, the server certificate's, the clients' credentials), base64 of about 840 characters
+   * each: at 500 Databases 0.8 MB of the cache was copies (docs/benchmarks.md). Lossy and small:
+   * the Secrets of one Database are read one after the other (a list is sorted by name, a reconcile
+   * writes them in turn), and what the table keeps alive is bounded by its slots.
+   */
+  private static final LossyTable<String> CA_CERTIFICATES = new LossyTable<>(256);
+
+  /** {@code secret}'s CA certificate replaced by an equal one another cached Secret holds. */
+  static void shareCaCertificate(Secret secret) {
+    Map<String, String> data = secret.getData();
+    String ca = data == null ? null : data.get(CA_CERTIFICATE);
+    if (ca != null) {
+      String shared = CA_CERTIFICATES.shared(ca, ca.hashCode(), UnaryOperator.identity());
+      if (shared != ca) {
+        data.put(CA_CERTIFICATE, shared);
+      }
+    }
   }
 
   /** Marks a spec pruned: {@link #specPruned}. A key no field of a spec can have (a slash). */

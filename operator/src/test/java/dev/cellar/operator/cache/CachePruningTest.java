@@ -8,6 +8,8 @@ import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntryBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
@@ -46,6 +48,35 @@ class CachePruningTest {
         .endMetadata()
         .withData(data)
         .build();
+  }
+
+  static Secret secret(String name, Map<String, String> data) {
+    return new SecretBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace("ns")
+        .withManagedFields(APPLY)
+        .endMetadata()
+        .withData(new HashMap<>(data))
+        .build();
+  }
+
+  @Test
+  void secretsOfOneCaHoldOneInstanceOfItsCertificateAndTheirOtherValuesAsTheyAre() {
+    String ca = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t" + "Q0E".repeat(260);
+    Secret caSecret = CachePruning.prune(secret("db-ca", Map.of("ca.crt", new String(ca))));
+    Secret server =
+        CachePruning.prune(
+            secret("db-tls", Map.of("ca.crt", new String(ca), "tls.key", new String(ca))));
+    Secret other = CachePruning.prune(secret("other-tls", Map.of("ca.crt", ca + "Cg==")));
+
+    assertThat(server.getData().get("ca.crt")).isSameAs(caSecret.getData().get("ca.crt"));
+    // Only the CA certificate: a key equal to it by chance stays the Secret's own.
+    assertThat(server.getData().get("tls.key"))
+        .isEqualTo(ca)
+        .isNotSameAs(caSecret.getData().get("ca.crt"));
+    assertThat(other.getData().get("ca.crt")).isEqualTo(ca + "Cg==");
+    assertThat(server.getMetadata().getManagedFields()).isNull();
   }
 
   @Test
