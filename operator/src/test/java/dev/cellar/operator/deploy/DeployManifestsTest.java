@@ -249,4 +249,29 @@ class DeployManifestsTest {
         .as("the image's MALLOC_ARENA_MAX")
         .isEqualTo(env.get("MALLOC_ARENA_MAX"));
   }
+
+  /**
+   * A JVM refuses to start on an option it does not know (a typo, a flag of another release): the
+   * operator's pod would only crash-loop. The options start this JVM, Debian's 17 as in the image.
+   */
+  @Test
+  void aJavaOfTheImagesReleaseStartsWithTheDeploymentsOptions()
+      throws IOException, InterruptedException {
+    Container container =
+        only(Deployment.class).getSpec().getTemplate().getSpec().getContainers().get(0);
+    String options =
+        container.getEnv().stream()
+            .filter(e -> e.getName().equals("JAVA_TOOL_OPTIONS"))
+            .findFirst()
+            .orElseThrow()
+            .getValue();
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(List.of(options.split(" ")));
+    command.add("-version");
+    Process java = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String output = new String(java.getInputStream().readAllBytes());
+    assertThat(java.waitFor()).as(output).isZero();
+    assertThat(Runtime.version().feature()).as("the release the image's JRE has").isEqualTo(17);
+  }
 }
