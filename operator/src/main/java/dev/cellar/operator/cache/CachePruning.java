@@ -165,7 +165,7 @@ public final class CachePruning {
   /**
    * CA certificates seen in Secrets. Each Database's CA certificate is in three of its Secrets (the
    * CA's own, the server certificate's, the clients' credentials), base64 of about 840 characters
-   * each: at 500 Databases 0.8 MB of the cache was copies (docs/benchmarks.md). Lossy and small:
+   * each: at 500 Databases 0.9 MB of the cache was copies (docs/benchmarks.md). Lossy and small:
    * the Secrets of one Database are read one after the other (a list is sorted by name, a reconcile
    * writes them in turn), and what the table keeps alive is bounded by its slots.
    */
