@@ -103,28 +103,7 @@ public final class StatusWriter {
     patch.getMetadata().setNamespace(db.getMetadata().getNamespace());
     patch.setStatus(status);
     try {
-      Database written =
-          context
-              .getClient()
-              .resource(patch)
-              .subresource("status")
-              .patch(
-                  new PatchContext.Builder()
-                      .withForce(true)
-                      .withFieldManager(context.getControllerConfiguration().fieldManager())
-                      .withPatchType(PatchType.SERVER_SIDE_APPLY)
-                      .build());
-      // The next reconcile must read this status, not the one before it (or it writes again and
-      // repeats the Events): JOSDK's read-after-write cache holds the written Database until the
-      // informer delivers it. JOSDK's own helper also puts it there when the informer delivered it
-      // first, and then it stays until the Database next changes: a whole Database, for about half
-      // of the Databases that converged (docs/benchmarks.md, thirtieth pass).
-      ControllerEventSource<Database> source =
-          context.eventSourceRetriever().getControllerEventSource();
-      ResourceID id = ResourceID.fromResource(written);
-      if (informerBehind(source.get(id), written)) {
-        source.handleRecentResourceUpdate(id, written, db);
-      }
+      patchStatus(db, patch, context);
     } catch (KubernetesClientException e) {
       if (e.getCode() != 404) {
         throw e;
@@ -133,6 +112,35 @@ public final class StatusWriter {
       log.debug("{} is gone; status not written", db.getMetadata().getName());
     }
     return recheck;
+  }
+
+  /**
+   * Writes {@code patch}'s status by server-side apply and leaves the written Database where the
+   * next reconcile reads it.
+   */
+  private static void patchStatus(Database db, Database patch, Context<Database> context) {
+    Database written =
+        context
+            .getClient()
+            .resource(patch)
+            .subresource("status")
+            .patch(
+                new PatchContext.Builder()
+                    .withForce(true)
+                    .withFieldManager(context.getControllerConfiguration().fieldManager())
+                    .withPatchType(PatchType.SERVER_SIDE_APPLY)
+                    .build());
+    // The next reconcile must read this status, not the one before it (or it writes again and
+    // repeats the Events): JOSDK's read-after-write cache holds the written Database until the
+    // informer delivers it. JOSDK's own helper also puts it there when the informer delivered it
+    // first, and then it stays until the Database next changes: a whole Database, for about half
+    // of the Databases that converged (docs/benchmarks.md, thirtieth pass).
+    ControllerEventSource<Database> source =
+        context.eventSourceRetriever().getControllerEventSource();
+    ResourceID id = ResourceID.fromResource(written);
+    if (informerBehind(source.get(id), written)) {
+      source.handleRecentResourceUpdate(id, written, db);
+    }
   }
 
   /**
