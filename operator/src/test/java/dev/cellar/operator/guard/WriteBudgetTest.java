@@ -50,4 +50,31 @@ class WriteBudgetTest {
       assertThat(failure.message()).startsWith("statefulset: StatefulSet orders was written");
     }
   }
+
+  @Test
+  void writesOlderThanTheWindowNoLongerCountAndTheirDatabasesAreForgotten() {
+    long start = WriteBudget.now();
+    long window = WriteBudget.WINDOW.toMillis();
+    Database db = db("u1");
+    for (int i = 0; i < WriteBudget.LIMIT; i++) {
+      WriteBudget.spend(db, "StatefulSet orders", start + i);
+    }
+    assertThatThrownBy(() -> WriteBudget.spend(db, "StatefulSet orders", start + window - 1))
+        .isInstanceOf(WriteBudget.WriteLoop.class);
+
+    // The first write leaves the window: one more is allowed, and then none.
+    WriteBudget.spend(db, "StatefulSet orders", start + window);
+    assertThatThrownBy(() -> WriteBudget.spend(db, "StatefulSet orders", start + window))
+        .isInstanceOf(WriteBudget.WriteLoop.class)
+        .hasMessageContaining("written 8 times");
+
+    // A window after the last write, another Database's write forgets this one altogether.
+    WriteBudget.spend(db("u2"), "Service orders", start + window);
+    assertThat(WriteBudget.remembered()).isEqualTo(2);
+    WriteBudget.spend(db("u2"), "Service orders", start + 2 * window + 1);
+    assertThat(WriteBudget.remembered()).isEqualTo(1);
+    for (int i = 0; i < WriteBudget.LIMIT; i++) {
+      WriteBudget.spend(db, "StatefulSet orders", start + 2 * window + 2);
+    }
+  }
 }
