@@ -1,12 +1,11 @@
 package dev.cellar.operator;
 
 import dev.cellar.api.v1.Database;
+import dev.cellar.operator.cache.ChildEventSource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
-import io.javaoperatorsdk.operator.processing.event.ResourceID;
-import io.javaoperatorsdk.operator.processing.event.source.PrimaryToSecondaryMapper;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.util.Optional;
 
@@ -42,30 +41,15 @@ public final class Children {
   }
 
   /**
-   * The child {@code name} in {@code source}, if {@code source} maps it to {@code db}: by its
-   * mapping from the Database where it has one (as JOSDK does then), else by the child's mapping to
-   * its Databases. The scripts ConfigMap maps to every Database of its engine, which the first
-   * would list on each lookup.
+   * The child {@code name} in {@code source}, if it is the Database's: see {@link
+   * ChildEventSource}.
    */
   public static <R extends HasMetadata> Optional<R> named(
       Database db, InformerEventSource<R, Database> source, String name) {
-    ResourceID id = new ResourceID(name, db.getMetadata().getNamespace());
-    PrimaryToSecondaryMapper<Database> fromDatabase =
-        source.configuration().getPrimaryToSecondaryMapper();
-    if (fromDatabase != null) {
-      return fromDatabase.toSecondaryResourceIDs(db).contains(id)
-          ? source.get(id)
-          : Optional.empty();
+    if (source instanceof ChildEventSource<R> children) {
+      return children.child(db, name);
     }
-    ResourceID primary = ResourceID.fromResource(db);
-    return source
-        .get(id)
-        .filter(
-            child ->
-                source
-                    .configuration()
-                    .getSecondaryToPrimaryMapper()
-                    .toPrimaryResourceIDs(child)
-                    .contains(primary));
+    throw new IllegalArgumentException(
+        "Database children are read through their ChildEventSource, not " + source.name());
   }
 }

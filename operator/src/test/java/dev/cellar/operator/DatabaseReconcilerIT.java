@@ -215,6 +215,36 @@ class DatabaseReconcilerIT extends ReconcilerTestBase {
     assertThat(child(StatefulSet.class, "legacy")).isNull();
   }
 
+  /**
+   * Databases named clash and clash-ro both want a Service clash-ro: the one's read-only Service,
+   * the other's primary. Children are found by name (ChildEventSource): the second Database must
+   * not take the first's Service for its own and rewrite its selector.
+   */
+  @Test
+  void aChildOfItsNameThatAnotherDatabaseOwnsIsLeftToIt() {
+    create(database("clash-ro", Engine.POSTGRESQL, "16"));
+    String owner = awaitPhase("clash-ro", Phase.Ready).getMetadata().getUid();
+    Database second = database("clash", Engine.POSTGRESQL, "16");
+    second.getSpec().setReplicas(2);
+    create(second);
+
+    await("clash names the Service it cannot have")
+        .atMost(CONVERGE)
+        .until(
+            () -> get("clash").getStatus() != null && describe(get("clash")).contains("clash-ro"));
+    await("the Service stays clash-ro's")
+        .during(Duration.ofSeconds(5))
+        .atMost(Duration.ofSeconds(15))
+        .untilAsserted(
+            () -> {
+              Service taken = child(Service.class, "clash-ro");
+              assertThat(taken.getMetadata().getOwnerReferences())
+                  .singleElement()
+                  .satisfies(o -> assertThat(o.getUid()).isEqualTo(owner));
+              assertThat(taken.getSpec().getSelector()).containsEntry(Keys.INSTANCE, "clash-ro");
+            });
+  }
+
   @Test
   void deletedAndEditedChildrenAreRepaired() {
     create(database("drift", Engine.MARIADB, "11.4"));

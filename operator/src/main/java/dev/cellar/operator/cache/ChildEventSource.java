@@ -5,9 +5,14 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.PrimaryToSecondaryMapper;
 import io.javaoperatorsdk.operator.processing.event.source.ResourceAction;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * JOSDK's informer event source for a Database's children (and its pods, which Cellar patches
@@ -23,13 +28,66 @@ import java.util.Objects;
  * some 1,700 children, 14 MiB of live heap (docs/benchmarks.md, twelfth pass). Here a response is
  * dropped right after it is put if the informer already holds that same version, which JOSDK would
  * read instead anyway.
+ *
+ * <p>An informer configured with a mapping from a Database to its children's names has JOSDK keep
+ * no index from each Database to its children (JOSDK then asks the mapping instead): those indexes
+ * held about 400 bytes per Database in each informer, 2 MB at 500 Databases (docs/benchmarks.md). A
+ * child of one of those names is the Database's only if it maps back to it, as the index had it:
+ * Databases named {@code orders} and {@code orders-ro} both want a Service {@code orders-ro}.
  */
 public final class ChildEventSource<R extends HasMetadata>
     extends InformerEventSource<R, Database> {
+  /** Whether the name alone makes a child the Database's (the shared scripts ConfigMap). */
+  private final boolean nameAlone;
 
   public ChildEventSource(
       InformerEventSourceConfiguration<R> configuration, EventSourceContext<Database> context) {
+    this(configuration, context, false);
+  }
+
+  public ChildEventSource(
+      InformerEventSourceConfiguration<R> configuration,
+      EventSourceContext<Database> context,
+      boolean nameAlone) {
     super(configuration, context);
+    this.nameAlone = nameAlone;
+  }
+
+  /**
+   * The Database's children in this informer: by JOSDK's index, or by the names the Database's
+   * mapping gives them, those that map back to it. An identity set: a HashSet hashes each child
+   * whole ({@code Children}).
+   */
+  @Override
+  public Set<R> getSecondaryResources(Database db) {
+    PrimaryToSecondaryMapper<Database> names = configuration().getPrimaryToSecondaryMapper();
+    if (names == null) {
+      return super.getSecondaryResources(db);
+    }
+    Set<R> children = Collections.newSetFromMap(new IdentityHashMap<>());
+    for (ResourceID id : names.toSecondaryResourceIDs(db)) {
+      get(id).filter(child -> belongs(child, db)).ifPresent(children::add);
+    }
+    return children;
+  }
+
+  /** The Database's child {@code name} in this informer, if it has it. */
+  public Optional<R> child(Database db, String name) {
+    ResourceID id = new ResourceID(name, db.getMetadata().getNamespace());
+    PrimaryToSecondaryMapper<Database> names = configuration().getPrimaryToSecondaryMapper();
+    if (names != null && !names.toSecondaryResourceIDs(db).contains(id)) {
+      return Optional.empty();
+    }
+    return get(id).filter(child -> belongs(child, db));
+  }
+
+  /** Whether {@code child} maps to {@code db}. */
+  private boolean belongs(R child, Database db) {
+    return nameAlone
+        || configuration()
+            .getSecondaryToPrimaryMapper()
+            .toPrimaryResourceIDs(child)
+            .contains(ResourceID.fromResource(db));
   }
 
   @Override

@@ -17,6 +17,7 @@ import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The credentials Secret: created once with random passwords and never rewritten. A Secret that
@@ -40,6 +41,17 @@ public class CredentialsSecretDependent extends DatabaseChild<Secret>
   @Override
   protected String childName(Topology topology) {
     return topology.credentialsSecret();
+  }
+
+  /** This informer is every Secret dependent's (the workflow's useEventSourceWithName). */
+  @Override
+  protected Set<String> informerNames(Topology topology) {
+    return Set.of(
+        topology.credentialsSecret(),
+        topology.monitoringSecret(),
+        topology.caSecret(),
+        topology.tlsSecret(),
+        topology.clientTlsSecret());
   }
 
   @Override

@@ -20,11 +20,14 @@ import io.javaoperatorsdk.operator.processing.dependent.Matcher;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependentResourceConfig;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.PrimaryToSecondaryMapper;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
@@ -73,10 +76,32 @@ abstract class DatabaseChild<R extends HasMetadata>
       config.withItemStore(CachePruning.store());
     }
     config.withInformerListLimit(CachePruning.LIST_PAGE);
+    PrimaryToSecondaryMapper<Database> byName =
+        db -> {
+          String namespace = db.getMetadata().getNamespace();
+          Set<ResourceID> ids = new HashSet<>();
+          informerNames(Topology.of(db)).forEach(name -> ids.add(new ResourceID(name, namespace)));
+          return ids;
+        };
+    config.withPrimaryToSecondaryMapper(byName);
     configureInformer(config, context);
-    var eventSource = new ChildEventSource<>(config.build(), context);
+    var eventSource = new ChildEventSource<>(config.build(), context, nameAlone());
     setEventSource(eventSource);
     return eventSource;
+  }
+
+  /**
+   * The names of a Database's children in this child's informer: its own, and those of the children
+   * whose dependents share its informer. A Database's children are found by these names ({@link
+   * ChildEventSource}), not through an index JOSDK would keep for each informer.
+   */
+  protected Set<String> informerNames(Topology topology) {
+    return Set.of(childName(topology));
+  }
+
+  /** Whether a child of the right name is the Database's without mapping back to it: see there. */
+  protected boolean nameAlone() {
+    return false;
   }
 
   /** The children of this kind found equal to their desired state, and as what. */

@@ -13,6 +13,7 @@ import io.javaoperatorsdk.operator.processing.dependent.kubernetes.BooleanWithUn
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The StatefulSet's governing Service: stable DNS names {@code <pod>.<name>-headless} for every
@@ -26,6 +27,13 @@ public class HeadlessServiceDependent extends ServiceChild {
   @Override
   protected String childName(Topology topology) {
     return topology.headlessService();
+  }
+
+  /** This informer is every Service dependent's (the workflow's useEventSourceWithName). */
+  @Override
+  protected Set<String> informerNames(Topology topology) {
+    return Set.of(
+        topology.headlessService(), topology.primaryService(), topology.readOnlyService());
   }
 
   @Override

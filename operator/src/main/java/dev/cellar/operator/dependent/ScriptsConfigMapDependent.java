@@ -7,16 +7,13 @@ import dev.cellar.operator.engine.EngineProfile;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
-import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.processing.dependent.Creator;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
-import io.javaoperatorsdk.operator.processing.event.source.PrimaryToSecondaryMapper;
 import io.javaoperatorsdk.operator.processing.event.source.SecondaryToPrimaryMapper;
 import java.util.Optional;
-import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -90,15 +87,12 @@ public class ScriptsConfigMapDependent extends DatabaseChild<ConfigMap>
   }
 
   /**
-   * A Database finds its scripts by name: JOSDK's index from the events' mapping would miss a
-   * Database created after the ConfigMap's last event.
+   * A Database finds its scripts by name alone (JOSDK's index from the events' mapping would miss a
+   * Database created after the ConfigMap's last event), and the name, which carries the engine,
+   * says it is the Database's.
    */
   @Override
-  protected void configureInformer(
-      InformerEventSourceConfiguration.Builder<ConfigMap> config,
-      EventSourceContext<Database> context) {
-    PrimaryToSecondaryMapper<Database> byName =
-        db -> Set.of(new ResourceID(childName(Topology.of(db)), db.getMetadata().getNamespace()));
-    config.withPrimaryToSecondaryMapper(byName);
+  protected boolean nameAlone() {
+    return true;
   }
 }
