@@ -38,6 +38,7 @@ public final class ApiServerClient {
 
   /** A client for {@code config} whose compressed responses {@code lists} inflates. */
   public static KubernetesClient create(Config config, CompressedLists lists) {
+    config.setOnlyHttpWatches(httpWatches());
     ObjectMapper mapper = new ObjectMapper();
     if (CanonicalStrings.enabled()) {
       mapper.registerModule(CanonicalStrings.shared().module());
@@ -55,6 +56,17 @@ public final class ApiServerClient {
             builder -> builder.addOrReplaceInterceptor(CompressedLists.NAME, lists))
         .withKubernetesSerialization(new ApiServerSerialization(mapper))
         .build();
+  }
+
+  /**
+   * Whether watches are HTTP/2 streams on the client's one connection (the default) rather than a
+   * WebSocket each, as fabric8 would have them. Each WebSocket is a TLS connection of its own with
+   * its own buffers, about 100 KB of heap for each of the operator's 14 watches, handshaken again
+   * each time the API server ends the watch (docs/benchmarks.md). Off with {@code
+   * -Dcellar.httpWatches=false}.
+   */
+  static boolean httpWatches() {
+    return !"false".equals(System.getProperty("cellar.httpWatches"));
   }
 
   /** The JDK's default cipher suites, the ChaCha20 ones first, the rest in their order. */
