@@ -71,14 +71,10 @@ public final class ChildEventSource<R extends HasMetadata>
     return children;
   }
 
-  /** The Database's child {@code name} in this informer, if it has it. */
+  /** The Database's child {@code name} (one of its names) in this informer, if it has it. */
   public Optional<R> child(Database db, String name) {
-    ResourceID id = new ResourceID(name, db.getMetadata().getNamespace());
-    PrimaryToSecondaryMapper<Database> names = configuration().getPrimaryToSecondaryMapper();
-    if (names != null && !names.toSecondaryResourceIDs(db).contains(id)) {
-      return Optional.empty();
-    }
-    return get(id).filter(child -> belongs(child, db));
+    return get(new ResourceID(name, db.getMetadata().getNamespace()))
+        .filter(child -> belongs(child, db));
   }
 
   /** Whether {@code child} maps to {@code db}. */
