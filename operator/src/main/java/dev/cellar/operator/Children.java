@@ -46,10 +46,7 @@ public final class Children {
    */
   public static <R extends HasMetadata> Optional<R> named(
       Database db, InformerEventSource<R, Database> source, String name) {
-    if (source instanceof ChildEventSource<R> children) {
-      return children.child(db, name);
-    }
-    throw new IllegalArgumentException(
-        "Database children are read through their ChildEventSource, not " + source.name());
+    // Every child's informer is one (DatabaseChild#createEventSource).
+    return ((ChildEventSource<R>) source).child(db, name);
   }
 }
