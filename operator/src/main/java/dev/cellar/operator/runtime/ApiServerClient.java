@@ -49,12 +49,17 @@ public final class ApiServerClient {
     if (LeanMetadata.enabled()) {
       mapper.registerModule(LeanMetadata.module());
     }
+    ApiServerSerialization serialization = new ApiServerSerialization(mapper);
+    WatchLines watches = new WatchLines(serialization);
     return new KubernetesClientBuilder()
         .withConfig(config)
         .withHttpClientFactory(new ApiServerHttp(config))
         .withHttpClientBuilderConsumer(
-            builder -> builder.addOrReplaceInterceptor(CompressedLists.NAME, lists))
-        .withKubernetesSerialization(new ApiServerSerialization(mapper))
+            builder ->
+                builder
+                    .addOrReplaceInterceptor(CompressedLists.NAME, lists)
+                    .addOrReplaceInterceptor(WatchLines.NAME, watches))
+        .withKubernetesSerialization(serialization)
         .build();
   }
 

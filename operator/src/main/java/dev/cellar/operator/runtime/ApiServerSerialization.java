@@ -81,7 +81,8 @@ final class ApiServerSerialization extends KubernetesSerialization {
   @Override
   public <T> T unmarshal(String str, Class<T> type) {
     if (type == WatchEvent.class) {
-      WatchEvent event = watchEvent(str);
+      // An empty line stands for the event WatchLines has just read from the stream's bytes.
+      WatchEvent event = str.isEmpty() ? WatchLines.readAhead() : watchEvent(str);
       if (event != null) {
         return type.cast(event);
       }
@@ -92,7 +93,12 @@ final class ApiServerSerialization extends KubernetesSerialization {
   /** The event read in one pass; null where fabric8 should read it. */
   WatchEvent watchEvent(String json) {
     byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
-    try (JsonParser parser = mapper.getFactory().createParser(bytes)) {
+    return watchEvent(bytes, bytes.length);
+  }
+
+  /** The event in the first {@code length} bytes of {@code bytes}; null where fabric8 should. */
+  WatchEvent watchEvent(byte[] bytes, int length) {
+    try (JsonParser parser = mapper.getFactory().createParser(bytes, 0, length)) {
       if (parser.nextToken() != JsonToken.START_OBJECT) {
         return null;
       }
@@ -103,7 +109,7 @@ final class ApiServerSerialization extends KubernetesSerialization {
         if (field.equals("type") && value == JsonToken.VALUE_STRING) {
           event.setType(parser.getText());
         } else if (field.equals("object") && value == JsonToken.START_OBJECT) {
-          Class<?> kind = kindAt(bytes, parser.currentTokenLocation().getByteOffset());
+          Class<?> kind = kindAt(bytes, length, parser.currentTokenLocation().getByteOffset());
           if (kind == null) {
             return null;
           }
@@ -119,12 +125,12 @@ final class ApiServerSerialization extends KubernetesSerialization {
   }
 
   /** The registered class of the object that begins at {@code offset}, by its first fields. */
-  private Class<?> kindAt(byte[] bytes, long offset) throws IOException {
-    if (offset < 0 || offset >= bytes.length) {
+  private Class<?> kindAt(byte[] bytes, int length, long offset) throws IOException {
+    if (offset < 0 || offset >= length) {
       return null;
     }
     int start = (int) offset;
-    try (JsonParser parser = mapper.getFactory().createParser(bytes, start, bytes.length - start)) {
+    try (JsonParser parser = mapper.getFactory().createParser(bytes, start, length - start)) {
       parser.nextToken();
       String apiVersion = null;
       String kind = null;

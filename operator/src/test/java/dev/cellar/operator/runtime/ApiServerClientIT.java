@@ -104,4 +104,29 @@ class ApiServerClientIT {
           .isEqualTo(script(9));
     }
   }
+
+  @Test
+  void aWatchDeliversTextThatIsNotAscii() {
+    // Characters of two to four bytes, many of them split between the stream's buffers.
+    String text = "Base de données – ünïcödé ✓ 🐘\n".repeat(4000);
+    try (SharedIndexInformer<ConfigMap> informer = client.configMaps().inNamespace(NS).inform()) {
+      admin
+          .configMaps()
+          .inNamespace(NS)
+          .resource(
+              new ConfigMapBuilder()
+                  .withNewMetadata()
+                  .withName("not-ascii")
+                  .endMetadata()
+                  .withData(Map.of("notes.txt", text))
+                  .build())
+          .serverSideApply();
+
+      await("the watch delivers the ConfigMap")
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> informer.getStore().getByKey(NS + "/not-ascii") != null);
+      assertThat(informer.getStore().getByKey(NS + "/not-ascii").getData().get("notes.txt"))
+          .isEqualTo(text);
+    }
+  }
 }
