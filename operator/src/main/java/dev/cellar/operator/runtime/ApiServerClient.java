@@ -67,7 +67,8 @@ public final class ApiServerClient {
    * Whether watches are HTTP/2 streams on the client's one connection (the default) rather than a
    * WebSocket each, as fabric8 would have them. Each WebSocket is a TLS connection of its own with
    * its own buffers, about 100 KB of heap for each of the operator's 14 watches, handshaken again
-   * each time the API server ends the watch (docs/benchmarks.md). Off with {@code
+   * each time the API server ends the watch (docs/benchmarks.md). fabric8's reading of such a
+   * stream cannot be used as it is: {@link WatchLines} reads the events instead. Off with {@code
    * -Dcellar.httpWatches=false}.
    */
   static boolean httpWatches() {
