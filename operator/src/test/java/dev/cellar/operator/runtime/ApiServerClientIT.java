@@ -33,6 +33,11 @@ class ApiServerClientIT {
 
   /** A ConfigMap {@code name} holding {@code script(i)} as run.sh, written by the admin. */
   static void applyScript(String name, int i) {
+    apply(name, Map.of("run.sh", script(i)));
+  }
+
+  /** A ConfigMap {@code name} holding {@code data}, written by the admin. */
+  static void apply(String name, Map<String, String> data) {
     admin
         .configMaps()
         .inNamespace(NS)
@@ -41,7 +46,7 @@ class ApiServerClientIT {
                 .withNewMetadata()
                 .withName(name)
                 .endMetadata()
-                .withData(Map.of("run.sh", script(i)))
+                .withData(data)
                 .build())
         .serverSideApply();
   }
@@ -110,17 +115,7 @@ class ApiServerClientIT {
     // Characters of two to four bytes, many of them split between the stream's buffers.
     String text = "Base de données – ünïcödé ✓ 🐘\n".repeat(4000);
     try (SharedIndexInformer<ConfigMap> informer = client.configMaps().inNamespace(NS).inform()) {
-      admin
-          .configMaps()
-          .inNamespace(NS)
-          .resource(
-              new ConfigMapBuilder()
-                  .withNewMetadata()
-                  .withName("not-ascii")
-                  .endMetadata()
-                  .withData(Map.of("notes.txt", text))
-                  .build())
-          .serverSideApply();
+      apply("not-ascii", Map.of("notes.txt", text));
 
       await("the watch delivers the ConfigMap")
           .atMost(Duration.ofSeconds(30))
