@@ -16,6 +16,7 @@ import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -78,7 +79,9 @@ public final class CellarOperator {
             new Thread(
                 () -> {
                   STOPPING.set(true);
+                  drain(metrics, log);
                   operator.stop();
+                  log.info("stopped");
                   if (http != null) {
                     http.close();
                   }
@@ -103,6 +106,44 @@ public final class CellarOperator {
         client.getMasterUrl(),
         settings.watchNamespaces().isEmpty() ? "all" : settings.watchNamespaces(),
         settings.leaderElection());
+  }
+
+  /**
+   * How long a stopping operator lets its running reconciles finish. JOSDK's stop empties the
+   * informers' caches first and then interrupts the reconciles still running: each logs an ERROR
+   * with its stack trace ("Thread interrupted for primary", a page at every rolling update of a
+   * busy operator), and one that ran on with empty caches would take every child for missing. So
+   * the reconciles are let finish before JOSDK's stop, while new ones start nothing ({@link
+   * #stopping}); the next leader reconciles every Database when it starts. Within the Deployment's
+   * 30 s grace, with room to give up the Lease.
+   */
+  static final Duration RECONCILE_GRACE = Duration.ofSeconds(10);
+
+  /** Whether the operator is stopping: a reconcile that starts now does nothing. */
+  public static boolean stopping() {
+    return STOPPING.get();
+  }
+
+  private static void drain(OperatorMetrics metrics, Logger log) {
+    int running = metrics.reconciling();
+    if (running == 0) {
+      return;
+    }
+    log.info(
+        "stopping: {} reconcile(s) running, given up to {} s to finish",
+        running,
+        RECONCILE_GRACE.toSeconds());
+    try {
+      if (!metrics.awaitNoReconciles(RECONCILE_GRACE)) {
+        log.warn(
+            "stopping: {} reconcile(s) still running after {} s are interrupted; the next leader"
+                + " takes their steps again",
+            metrics.reconciling(),
+            RECONCILE_GRACE.toSeconds());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** An operator with these settings on {@code client}. */

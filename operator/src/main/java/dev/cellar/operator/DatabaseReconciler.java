@@ -215,6 +215,11 @@ public class DatabaseReconciler implements Reconciler<Database> {
    */
   @Override
   public UpdateControl<Database> reconcile(Database db, Context<Database> context) {
+    // 0. A stopping operator lets the running reconciles finish and starts nothing new
+    //    (CellarOperator.RECONCILE_GRACE).
+    if (CellarOperator.stopping()) {
+      return UpdateControl.noUpdate();
+    }
     // 1. What the volumes have and what the spec asks, read once for the dependents and step 6.
     StoragePlan storage = StoragePlan.observe(db, context);
     // 2. Every child to its desired state (the workflow of dependents).

@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -106,6 +107,44 @@ class OperatorProcessIT {
         assertThat(named).as("Databases named in a's reconcile log lines").contains("after");
       }
     }
+  }
+
+  /**
+   * SIGTERM while reconciles run (a rolling update of a busy operator): they finish before JOSDK
+   * stops, which would empty the caches under them and then interrupt them, an ERROR with its stack
+   * trace for each.
+   */
+  @Test
+  void sigtermLetsTheRunningReconcilesFinish() {
+    String ns = clusterExtension.newNamespace();
+    String log;
+    try (Cellar cellar = Cellar.install("sigterm", Map.of("LEADER_ELECTION", "false"))) {
+      await("operator ready")
+          .atMost(Duration.ofMinutes(1))
+          .ignoreExceptions()
+          .until(() -> cellar.get("/readyz").statusCode() == 200);
+      java.util.stream.IntStream.range(0, 30)
+          .parallel()
+          .forEach(i -> createDatabase(ns, "busy-" + i));
+      await("a first status")
+          .atMost(Duration.ofMinutes(1))
+          .pollInterval(Duration.ofMillis(50))
+          .until(() -> phase(ns, "busy-29").isPresent() || phase(ns, "busy-0").isPresent());
+      Instant stopped = Instant.now();
+      cellar.stop();
+      assertThat(cellar.isAlive()).as("the operator exited on SIGTERM").isFalse();
+      assertThat(Duration.between(stopped, Instant.now()))
+          .as("time to exit, within the grace")
+          .isLessThan(Duration.ofSeconds(15));
+      log = cellar.log();
+    }
+    assertThat(log)
+        .as("the operator's log")
+        .containsPattern("stopping: [1-9][0-9]* reconcile\\(s\\) running")
+        .contains("] d.c.o.CellarOperator - - stopped")
+        .doesNotContain("Thread interrupted")
+        .doesNotContain("RejectedExecutionException")
+        .doesNotContain("ERROR");
   }
 
   @Test

@@ -31,6 +31,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
@@ -60,6 +61,12 @@ public final class OperatorMetrics implements Metrics {
   private final MultiGauge lastVerifiedBackupAge;
   private final MultiGauge certificateExpiry;
   private final MultiGauge replicationLag;
+
+  /** Reconciles running now: the shutdown says how many it waits for. */
+  private final AtomicInteger reconciling = new AtomicInteger();
+
+  /** Notified when the last running reconcile ends. */
+  private final Object noReconciles = new Object();
 
   public OperatorMetrics() {
     this(Clock.systemUTC());
@@ -215,17 +222,47 @@ public final class OperatorMetrics implements Metrics {
     }
     Timer.Sample sample = Timer.start(registry);
     String outcome = "failure";
+    reconciling.incrementAndGet();
     try {
       T result = josdk.timeControllerExecution(execution);
       outcome = "success";
       return result;
     } finally {
+      reconcileEnded();
       sample.stop(
           Timer.builder("cellar.reconcile.duration")
               .description("Whole reconciles of a Database: the workflow and the status")
               .tag("outcome", outcome)
               .publishPercentileHistogram()
               .register(registry));
+    }
+  }
+
+  /** How many reconciles are running now. */
+  public int reconciling() {
+    return reconciling.get();
+  }
+
+  /** Waits until no reconcile runs, for at most {@code limit}; whether none runs. */
+  public boolean awaitNoReconciles(Duration limit) throws InterruptedException {
+    long deadline = System.nanoTime() + limit.toNanos();
+    synchronized (noReconciles) {
+      while (reconciling.get() > 0) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        noReconciles.wait(Math.max(1, left / 1_000_000));
+      }
+    }
+    return true;
+  }
+
+  private void reconcileEnded() {
+    if (reconciling.decrementAndGet() == 0) {
+      synchronized (noReconciles) {
+        noReconciles.notifyAll();
+      }
     }
   }
 

@@ -15,11 +15,17 @@ import dev.cellar.testkit.PrometheusText;
 import io.javaoperatorsdk.operator.api.monitoring.Metrics;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class OperatorMetricsTest {
@@ -124,6 +130,48 @@ class OperatorMetricsTest {
         .isEqualTo(1.0);
     assertThat(samples.keySet())
         .anyMatch(k -> k.startsWith("cellar_reconcile_duration_seconds_bucket{"));
+  }
+
+  @Test
+  void countsTheRunningReconcilesAndWaitsForThemToEnd() throws Exception {
+    OperatorMetrics metrics = new OperatorMetrics();
+    CountDownLatch started = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try {
+      Future<String> running =
+          pool.submit(
+              () ->
+                  metrics.timeControllerExecution(
+                      execution(
+                          "reconcile",
+                          () -> {
+                            started.countDown();
+                            release.await();
+                            return "done";
+                          })));
+      assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(metrics.reconciling()).isEqualTo(1);
+      assertThat(metrics.awaitNoReconciles(Duration.ofMillis(50))).isFalse();
+
+      release.countDown();
+      assertThat(metrics.awaitNoReconciles(Duration.ofSeconds(10))).isTrue();
+      assertThat(metrics.reconciling()).isZero();
+      assertThat(running.get(10, TimeUnit.SECONDS)).isEqualTo("done");
+    } finally {
+      pool.shutdownNow();
+    }
+    // A failed reconcile ends too.
+    assertThatThrownBy(
+            () ->
+                metrics.timeControllerExecution(
+                    execution(
+                        "reconcile",
+                        () -> {
+                          throw new IllegalStateException("boom");
+                        })))
+        .hasRootCauseMessage("boom");
+    assertThat(metrics.reconciling()).isZero();
   }
 
   @Test
