@@ -109,14 +109,7 @@ class OperatorMetricsTest {
     OperatorMetrics metrics = new OperatorMetrics();
     assertThat(metrics.timeControllerExecution(execution("reconcile", () -> "done")))
         .isEqualTo("done");
-    assertThatThrownBy(
-            () ->
-                metrics.timeControllerExecution(
-                    execution(
-                        "reconcile",
-                        () -> {
-                          throw new IllegalStateException("boom");
-                        })))
+    assertThatThrownBy(() -> metrics.timeControllerExecution(failingReconcile()))
         .hasRootCauseMessage("boom");
 
     Map<String, Double> samples = PrometheusText.parse(metrics.scrape());
@@ -162,14 +155,7 @@ class OperatorMetricsTest {
       pool.shutdownNow();
     }
     // A failed reconcile ends too.
-    assertThatThrownBy(
-            () ->
-                metrics.timeControllerExecution(
-                    execution(
-                        "reconcile",
-                        () -> {
-                          throw new IllegalStateException("boom");
-                        })))
+    assertThatThrownBy(() -> metrics.timeControllerExecution(failingReconcile()))
         .hasRootCauseMessage("boom");
     assertThat(metrics.reconciling()).isZero();
   }
@@ -189,6 +175,15 @@ class OperatorMetricsTest {
         .hasMessageContaining("line 1");
     assertThat(PrometheusText.parse("# HELP up it is\n# TYPE up gauge\nup{a=\"b\"} 1.5e3\n"))
         .containsEntry("up{a=\"b\"}", 1500.0);
+  }
+
+  /** A reconcile that fails with "boom". */
+  static Metrics.ControllerExecution<String> failingReconcile() {
+    return execution(
+        "reconcile",
+        () -> {
+          throw new IllegalStateException("boom");
+        });
   }
 
   interface Body<T> {
