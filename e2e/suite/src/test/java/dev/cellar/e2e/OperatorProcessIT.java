@@ -19,6 +19,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -123,9 +124,7 @@ class OperatorProcessIT {
           .atMost(Duration.ofMinutes(1))
           .ignoreExceptions()
           .until(() -> cellar.get("/readyz").statusCode() == 200);
-      java.util.stream.IntStream.range(0, 30)
-          .parallel()
-          .forEach(i -> createDatabase(ns, "busy-" + i));
+      IntStream.range(0, 30).parallel().forEach(i -> createDatabase(ns, "busy-" + i));
       await("a first status")
           .atMost(Duration.ofMinutes(1))
           .pollInterval(Duration.ofMillis(50))
