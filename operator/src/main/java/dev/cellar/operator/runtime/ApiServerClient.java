@@ -1,6 +1,7 @@
 package dev.cellar.operator.runtime;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.cellar.operator.cache.CacheReads;
 import dev.cellar.operator.cache.CanonicalStrings;
 import dev.cellar.operator.cache.LeanMetadata;
 import dev.cellar.operator.cache.SharedEmptyMaps;
@@ -39,17 +40,7 @@ public final class ApiServerClient {
   /** A client for {@code config} whose compressed responses {@code lists} inflates. */
   public static KubernetesClient create(Config config, CompressedLists lists) {
     config.setOnlyHttpWatches(httpWatches());
-    ObjectMapper mapper = new ObjectMapper();
-    if (CanonicalStrings.enabled()) {
-      mapper.registerModule(CanonicalStrings.shared().module());
-    }
-    if (SharedEmptyMaps.enabled()) {
-      mapper.registerModule(SharedEmptyMaps.module());
-    }
-    if (LeanMetadata.enabled()) {
-      mapper.registerModule(LeanMetadata.module());
-    }
-    ApiServerSerialization serialization = new ApiServerSerialization(mapper);
+    ApiServerSerialization serialization = new ApiServerSerialization(mapper());
     WatchLines watches = new WatchLines(serialization);
     return new KubernetesClientBuilder()
         .withConfig(config)
@@ -61,6 +52,28 @@ public final class ApiServerClient {
                     .addOrReplaceInterceptor(WatchLines.NAME, watches))
         .withKubernetesSerialization(serialization)
         .build();
+  }
+
+  /**
+   * The client's JSON mapper: what it reads shares strings and empty maps, and skips what the
+   * caches drop (managedFields of the kinds whose caches keep none; in reads for a cache, what
+   * {@link dev.cellar.operator.cache.CachePruning} drops).
+   */
+  static ObjectMapper mapper() {
+    ObjectMapper mapper = new ObjectMapper();
+    if (CanonicalStrings.enabled()) {
+      mapper.registerModule(CanonicalStrings.shared().module());
+    }
+    if (SharedEmptyMaps.enabled()) {
+      mapper.registerModule(SharedEmptyMaps.module());
+    }
+    if (LeanMetadata.enabled()) {
+      mapper.registerModule(LeanMetadata.module());
+    }
+    if (CacheReads.enabled()) {
+      mapper.registerModule(CacheReads.module());
+    }
+    return mapper;
   }
 
   /**

@@ -2,9 +2,11 @@ package dev.cellar.operator.runtime;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import dev.cellar.api.v1.Database;
+import dev.cellar.operator.cache.CacheReads;
 import dev.cellar.operator.dependent.Certificate;
 import dev.cellar.operator.dependent.PodMonitor;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -22,11 +24,14 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -90,6 +95,20 @@ final class ApiServerSerialization extends KubernetesSerialization {
     return super.unmarshal(str, type);
   }
 
+  /** A page of an informer's list of a kind {@link CacheReads} knows is read for its cache. */
+  @Override
+  public <T> T unmarshal(InputStream is, TypeReference<T> type) {
+    Optional<Class<?>> items = CacheReads.itemsOf(type.getType());
+    if (items.isEmpty()) {
+      return super.unmarshal(is, type);
+    }
+    try {
+      return CacheReads.reading(items.get(), () -> super.unmarshal(is, type));
+    } catch (IOException e) {
+      throw KubernetesClientException.launderThrowable(e); // fabric8's read throws none
+    }
+  }
+
   /** The event read in one pass; null where fabric8 should read it. */
   WatchEvent watchEvent(String json) {
     byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
@@ -113,7 +132,7 @@ final class ApiServerSerialization extends KubernetesSerialization {
           if (kind == null) {
             return null;
           }
-          event.setObject(reader(kind).readValue(parser));
+          event.setObject(CacheReads.reading(kind, () -> reader(kind).readValue(parser)));
         } else {
           return null;
         }

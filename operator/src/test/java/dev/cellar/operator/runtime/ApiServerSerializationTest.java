@@ -13,12 +13,18 @@ import io.fabric8.kubernetes.api.model.KubernetesResource;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.WatchEvent;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetList;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.javaoperatorsdk.operator.api.reconciler.Workflow;
 import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
 import io.javaoperatorsdk.operator.api.reconciler.dependent.DependentResource;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -141,5 +147,34 @@ class ApiServerSerializationTest {
     }
     assertThat(watched).hasSizeGreaterThan(10);
     assertThat(new ArrayList<Object>(ApiServerSerialization.WATCHED_KINDS)).containsAll(watched);
+  }
+
+  @Test
+  void watchEventsAndInformersListsAreReadForTheCachesOtherReadsWhole() throws IOException {
+    ApiServerSerialization client = new ApiServerSerialization(ApiServerClient.mapper());
+    String sts;
+    try (InputStream in = getClass().getResourceAsStream("/cache-reads/statefulset.json")) {
+      sts = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+    StatefulSet watched =
+        (StatefulSet) client.watchEvent("{\"type\":\"ADDED\",\"object\":" + sts + "}").getObject();
+    assertThat(watched.getMetadata().getManagedFields()).isNullOrEmpty();
+    assertThat(watched.getSpec().getSelector()).isNull();
+
+    String list =
+        "{\"apiVersion\":\"apps/v1\",\"kind\":\"StatefulSetList\",\"items\":[" + sts + "]}";
+    StatefulSetList listed =
+        client.unmarshal(
+            new ByteArrayInputStream(list.getBytes(StandardCharsets.UTF_8)), StatefulSetList.class);
+    assertThat(listed.getItems())
+        .singleElement()
+        .satisfies(s -> assertThat(s.getMetadata().getManagedFields()).isNullOrEmpty());
+
+    // A GET (JOSDK's matcher reading a pruned StatefulSet) or a write's response: whole.
+    StatefulSet got =
+        client.unmarshal(
+            new ByteArrayInputStream(sts.getBytes(StandardCharsets.UTF_8)), StatefulSet.class);
+    assertThat(got.getMetadata().getManagedFields()).isNotEmpty();
+    assertThat(got.getSpec().getSelector()).isNotNull();
   }
 }
