@@ -202,6 +202,15 @@ public final class CachePruning {
     return additional != null && additional.containsKey(PRUNED_KEY);
   }
 
+  /** Marks {@code spec}, a StatefulSet's or CronJob's, pruned ({@link CacheReads}). */
+  static void markPruned(Object spec) {
+    if (spec instanceof StatefulSetSpec sts) {
+      sts.setAdditionalProperties(PRUNED);
+    } else if (spec instanceof CronJobSpec cron) {
+      cron.setAdditionalProperties(PRUNED);
+    }
+  }
+
   /**
    * What Cellar reads of a StatefulSet's spec: the replicas and update strategy (the status, the
    * roll), the claim templates (their size: the storage plan), the pod template's metadata, each

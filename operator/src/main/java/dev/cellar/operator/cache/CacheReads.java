@@ -4,9 +4,11 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.BeanDescription;
 import com.fasterxml.jackson.databind.DeserializationConfig;
 import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.deser.BeanDeserializerBuilder;
 import com.fasterxml.jackson.databind.deser.BeanDeserializerModifier;
 import com.fasterxml.jackson.databind.deser.SettableBeanProperty;
+import com.fasterxml.jackson.databind.deser.std.DelegatingDeserializer;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
@@ -100,6 +102,10 @@ public final class CacheReads {
           Job.class,
           Map.of(Job.class, "spec"::equals));
 
+  /** The specs whose reads for a cache are pruned ones, and of which kind. */
+  private static final Map<Class<?>, Class<?>> PRUNED_SPECS =
+      Map.of(StatefulSetSpec.class, StatefulSet.class, CronJobSpec.class, CronJob.class);
+
   /** The lists whose items are read for a cache: only informers list these kinds, but above. */
   private static final Map<Type, Class<?>> LISTS =
       Map.of(
@@ -170,6 +176,15 @@ public final class CacheReads {
             replaced.forEach(property -> builder.addOrReplaceProperty(property, true));
             return builder;
           }
+
+          @Override
+          public JsonDeserializer<?> modifyDeserializer(
+              DeserializationConfig config,
+              BeanDescription desc,
+              JsonDeserializer<?> deserializer) {
+            Class<?> kind = PRUNED_SPECS.get(desc.getBeanClass());
+            return kind == null ? deserializer : new MarkedPruned(deserializer, kind);
+          }
         });
     return module;
   }
@@ -180,6 +195,35 @@ public final class CacheReads {
         .filter(kind -> kind.getValue().getOrDefault(bean, n -> false).test(name))
         .map(Map.Entry::getKey)
         .collect(Collectors.toUnmodifiableSet());
+  }
+
+  /**
+   * A spec read for its cache says it is pruned, as {@link CachePruning} marks one: JOSDK's matcher
+   * then compares the API server's whole object. Where no pruning store keeps them (several watched
+   * namespaces), the caches hold such specs as read, and a spec taken for whole would be applied
+   * again at each reconcile.
+   */
+  private static final class MarkedPruned extends DelegatingDeserializer {
+    private final Class<?> kind;
+
+    MarkedPruned(JsonDeserializer<?> delegate, Class<?> kind) {
+      super(delegate);
+      this.kind = kind;
+    }
+
+    @Override
+    protected JsonDeserializer<?> newDelegatingInstance(JsonDeserializer<?> delegate) {
+      return new MarkedPruned(delegate, kind);
+    }
+
+    @Override
+    public Object deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+      Object spec = super.deserialize(p, ctxt);
+      if (READING.get() == kind) {
+        CachePruning.markPruned(spec);
+      }
+      return spec;
+    }
   }
 
   /** A field skipped while an object of one of its kinds is read for a cache, read otherwise. */

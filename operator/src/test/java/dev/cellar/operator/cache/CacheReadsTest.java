@@ -122,11 +122,15 @@ class CacheReadsTest {
               assertThat(c.getReadinessProbe()).isNull();
             });
     assertThat(sts.getStatus().getObservedGeneration()).isNotNull();
+    // Marked as pruning marks it: where no pruning store keeps it, the matcher still reads it
+    // whole.
+    assertThat(CachePruning.specPruned(sts)).isTrue();
 
     CronJob cron = forCache(CRON_JOB, CronJob.class);
     assertThat(cron.getMetadata().getManagedFields()).isNullOrEmpty();
     assertThat(cron.getSpec().getSchedule()).isNotBlank();
     assertThat(cron.getSpec().getJobTemplate()).isNull();
+    assertThat(CachePruning.specPruned(cron)).isTrue();
 
     Job job = forCache(JOB, Job.class);
     assertThat(job.getSpec()).isNull();
@@ -141,6 +145,7 @@ class CacheReadsTest {
     assertThat(sts.getSpec().getSelector()).isNotNull();
     assertThat(sts.getSpec().getTemplate().getSpec().getContainers())
         .allSatisfy(c -> assertThat(c.getEnv()).isNotEmpty());
+    assertThat(CachePruning.specPruned(sts)).isFalse();
     CronJob cron = whole(CRON_JOB, CronJob.class);
     assertThat(cron.getMetadata().getManagedFields()).isNotEmpty();
     assertThat(cron.getSpec().getJobTemplate().getSpec().getTemplate().getSpec().getContainers())
