@@ -169,7 +169,7 @@ public final class CacheReads {
               SettableBeanProperty property = it.next();
               Set<Class<?>> kinds = kindsSkipping(bean, property.getName());
               if (!kinds.isEmpty()) {
-                replaced.add(new Skipped(property, kinds));
+                replaced.add(new SkippableProperty(property, () -> skipping(kinds)));
               }
             }
             // Replaced once the iteration is over: the builder's map is what it iterates.
@@ -187,6 +187,12 @@ public final class CacheReads {
           }
         });
     return module;
+  }
+
+  /** Whether this thread reads an object of one of {@code kinds} for its cache. */
+  private static boolean skipping(Set<Class<?>> kinds) {
+    Class<?> kind = READING.get();
+    return kind != null && kinds.contains(kind);
   }
 
   /** The kinds whose cache reads skip the field {@code name} of {@code bean}. */
@@ -223,46 +229,6 @@ public final class CacheReads {
         CachePruning.markPruned(spec);
       }
       return spec;
-    }
-  }
-
-  /** A field skipped while an object of one of its kinds is read for a cache, read otherwise. */
-  private static final class Skipped extends SettableBeanProperty.Delegating {
-    private final Set<Class<?>> kinds;
-
-    Skipped(SettableBeanProperty delegate, Set<Class<?>> kinds) {
-      super(delegate);
-      this.kinds = kinds;
-    }
-
-    @Override
-    protected SettableBeanProperty withDelegate(SettableBeanProperty delegate) {
-      return new Skipped(delegate, kinds);
-    }
-
-    private boolean skipping() {
-      Class<?> kind = READING.get();
-      return kind != null && kinds.contains(kind);
-    }
-
-    @Override
-    public void deserializeAndSet(JsonParser p, DeserializationContext ctxt, Object instance)
-        throws IOException {
-      if (skipping()) {
-        p.skipChildren();
-      } else {
-        super.deserializeAndSet(p, ctxt, instance);
-      }
-    }
-
-    @Override
-    public Object deserializeSetAndReturn(
-        JsonParser p, DeserializationContext ctxt, Object instance) throws IOException {
-      if (skipping()) {
-        p.skipChildren();
-        return instance;
-      }
-      return super.deserializeSetAndReturn(p, ctxt, instance);
     }
   }
 }

@@ -59,7 +59,7 @@ public final class LeanMetadata {
               SettableBeanProperty managedFields =
                   builder.findProperty(PropertyName.construct("managedFields"));
               if (managedFields != null) {
-                builder.addOrReplaceProperty(new Skipping(managedFields), true);
+                builder.addOrReplaceProperty(new SkippableProperty(managedFields, SKIP::get), true);
               }
             }
             return builder;
@@ -96,38 +96,6 @@ public final class LeanMetadata {
       } finally {
         SKIP.set(before);
       }
-    }
-  }
-
-  /** ObjectMeta's managedFields: skipped on a marked thread, read as before otherwise. */
-  private static final class Skipping extends SettableBeanProperty.Delegating {
-    Skipping(SettableBeanProperty delegate) {
-      super(delegate);
-    }
-
-    @Override
-    protected SettableBeanProperty withDelegate(SettableBeanProperty delegate) {
-      return new Skipping(delegate);
-    }
-
-    @Override
-    public void deserializeAndSet(JsonParser p, DeserializationContext ctxt, Object instance)
-        throws IOException {
-      if (SKIP.get()) {
-        p.skipChildren();
-      } else {
-        super.deserializeAndSet(p, ctxt, instance);
-      }
-    }
-
-    @Override
-    public Object deserializeSetAndReturn(
-        JsonParser p, DeserializationContext ctxt, Object instance) throws IOException {
-      if (SKIP.get()) {
-        p.skipChildren();
-        return instance;
-      }
-      return super.deserializeSetAndReturn(p, ctxt, instance);
     }
   }
 }
