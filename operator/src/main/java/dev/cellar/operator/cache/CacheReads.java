@@ -42,8 +42,9 @@ import java.util.stream.Collectors;
  * without what {@link CachePruning} drops from it once stored: the parser skips those fields
  * instead of building them (a pod's spec, a StatefulSet's managedFields and most of its pod
  * template, a CronJob's managedFields and Job template, a Job's spec). Of a pod's watch event (14
- * KB) Cellar keeps 2 KB, of a StatefulSet's (12 KB) 1.5 KB; building the rest and dropping it was
- * most of the operator's reading (docs/benchmarks.md, thirty-fifth pass).
+ * KB) the cache keeps about 2 KB, of a StatefulSet's (12 KB) less: building the rest only to drop
+ * it cost a warm operator a tenth of its CPU while Databases converged, and a restart a second
+ * beside 1300 Databases (docs/benchmarks.md, thirty-fifth pass).
  *
  * <p>What is kept is what {@link CachePruning} keeps, so pruning a skipped read gives what pruning
  * a whole read gives ({@code CacheReadsTest}); a field newly read from the cache is kept in both.
