@@ -107,7 +107,7 @@ public final class CacheReads {
   private static final Map<Class<?>, Class<?>> PRUNED_SPECS =
       Map.of(StatefulSetSpec.class, StatefulSet.class, CronJobSpec.class, CronJob.class);
 
-  /** The lists whose items are read for a cache: only informers list these kinds, but above. */
+  /** The lists whose items are read for a cache: only informers list these (and BackupResults). */
   private static final Map<Type, Class<?>> LISTS =
       Map.of(
           PodList.class,
@@ -130,7 +130,7 @@ public final class CacheReads {
     return CachePruning.enabled();
   }
 
-  /** A read; what a marked one throws. */
+  /** A read, which may fail as reading JSON fails. */
   @FunctionalInterface
   public interface Read<T> {
     T read() throws IOException;
