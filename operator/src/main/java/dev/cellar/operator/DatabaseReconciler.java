@@ -259,6 +259,9 @@ public class DatabaseReconciler implements Reconciler<Database> {
     // 9. The status from what the children report, written only when it changed.
     Optional<Duration> recheck =
         StatusWriter.write(db, context, resize, Optional.empty(), failover.note(), rotation);
+    // 9b. Backup and verification requests whose Jobs ended removed, now that the status names
+    //     their results (BackupResults.endRequests).
+    BackupResults.endRequests(db, context);
     // 10. The status just written may be the first with the primary available
     //    (firstAvailableTime): the primary loses its bootstrap annotation now, not with whichever
     //    event comes next (maybe none; an idle Database gets no more events).

@@ -45,6 +45,9 @@ public final class BackupResults {
   /** Where the reconcile leaves the Jobs whose results it just recorded, for the status. */
   public static final String CONTEXT_KEY = "cellar.backup.recorded-jobs";
 
+  /** Where a reconcile keeps the requests whose Jobs have ended ({@link #endRequests}). */
+  private static final String ENDED_KEY = "cellar.backup.ended-requests";
+
   /** The longest message kept from a pod (termination messages are at most 4096 bytes). */
   static final int MAX_MESSAGE = 1024;
 
@@ -146,7 +149,9 @@ public final class BackupResults {
       }
     }
     context.managedWorkflowAndDependentResourceContext().put(CONTEXT_KEY, recorded);
-    onDemand(db, context, client, jobs, recorded);
+    List<Ended> ended = new ArrayList<>();
+    onDemand(db, context, client, jobs, recorded, ended);
+    context.managedWorkflowAndDependentResourceContext().put(ENDED_KEY, ended);
   }
 
   /** The backup Jobs as the status should see them: the informer's, with fresh results. */
@@ -265,7 +270,8 @@ public final class BackupResults {
       Context<Database> context,
       KubernetesClient client,
       List<Job> jobs,
-      Map<String, Job> recorded) {
+      Map<String, Job> recorded,
+      List<Ended> ended) {
     if (!Boolean.TRUE.equals(db.getSpec().getBackupEnabled())
         || Boolean.TRUE.equals(db.getSpec().getHibernated())) {
       return;
@@ -279,7 +285,7 @@ public final class BackupResults {
           Optional.ofNullable(db.getMetadata().getAnnotations())
               .map(a -> a.get(request.annotation));
       if (token.isPresent()) {
-        onDemand(db, request, token.get(), cron.get(), client, jobs, recorded);
+        onDemand(db, request, token.get(), cron.get(), client, jobs, recorded, ended);
       }
     }
   }
@@ -291,7 +297,8 @@ public final class BackupResults {
       CronJob cron,
       KubernetesClient client,
       List<Job> jobs,
-      Map<String, Job> recorded) {
+      Map<String, Job> recorded,
+      List<Ended> ended) {
     String jobName = request.jobName(Topology.of(db), token);
     Optional<Job> existing =
         jobs.stream().filter(j -> j.getMetadata().getName().equals(jobName)).findFirst();
@@ -301,14 +308,35 @@ public final class BackupResults {
     }
     Job job = recorded.getOrDefault(jobName, existing.get());
     if (finished(job) && of(job).isPresent()) {
-      // Done: the request is removed, unless it was replaced by a new one meanwhile.
-      String path = "/metadata/annotations/" + request.annotation.replace("/", "~1");
+      ended.add(new Ended(request, token));
+    }
+  }
+
+  /** A request whose Job has ended and been read: {@link #endRequests} removes it. */
+  private record Ended(Request request, String token) {}
+
+  /**
+   * Removes the requests whose Jobs have ended from the Database, unless replaced by new ones
+   * meanwhile. Called once the status naming their results is written: a user waiting for the
+   * annotation to go ({@code kubectl cellar backup --wait}) then reads the result in the same
+   * Database. Removed before the status, a read between the two writes found the request done and
+   * no new dump (PluginRealNodeIT, once).
+   */
+  public static void endRequests(Database db, Context<Database> context) {
+    @SuppressWarnings("unchecked")
+    List<Ended> ended =
+        context
+            .managedWorkflowAndDependentResourceContext()
+            .get(ENDED_KEY, List.class)
+            .orElse(List.of());
+    for (Ended request : ended) {
+      String path = "/metadata/annotations/" + request.request().annotation.replace("/", "~1");
       List<Map<String, Object>> ops =
           List.of(
-              Map.of("op", "test", "path", path, "value", token),
+              Map.of("op", "test", "path", path, "value", request.token()),
               Map.of("op", "remove", "path", path));
       try {
-        PatchByName.send(client, db, PatchType.JSON, JSON.writeValueAsString(ops));
+        PatchByName.send(context.getClient(), db, PatchType.JSON, JSON.writeValueAsString(ops));
       } catch (KubernetesClientException e) {
         if (e.getCode() != 422 && e.getCode() != 404) {
           throw e;
