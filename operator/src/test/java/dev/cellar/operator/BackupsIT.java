@@ -21,10 +21,15 @@ import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.Watch;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -80,8 +85,26 @@ class BackupsIT extends ReconcilerTestBase {
         new HashMap<>(Optional.ofNullable(db.getMetadata().getAnnotations()).orElse(Map.of()));
     annotations.put(Keys.BACKUP_NOW_ANNOTATION, "first");
     db.getMetadata().setAnnotations(annotations);
-    operator.replace(db);
     String jobName = Topology.of(db).onDemandBackupJob("first");
+    // Every version of the Database from now on: the request must not go before the status says
+    // how its Job went (kubectl cellar backup --wait reads both from the one Database).
+    List<Database> seen = new CopyOnWriteArrayList<>();
+    Watch watch =
+        client
+            .resources(Database.class)
+            .inNamespace(operator.getNamespace())
+            .withName("vault")
+            .watch(
+                new Watcher<>() {
+                  @Override
+                  public void eventReceived(Action action, Database d) {
+                    seen.add(d);
+                  }
+
+                  @Override
+                  public void onClose(WatcherException cause) {}
+                });
+    operator.replace(db);
     await("the on-demand Job ran and the request was removed")
         .atMost(CONVERGE)
         .untilAsserted(
@@ -98,6 +121,16 @@ class BackupsIT extends ReconcilerTestBase {
                           .orElse(Map.of()))
                   .doesNotContainKey(Keys.BACKUP_NOW_ANNOTATION);
             });
+    watch.close();
+    Database firstWithout =
+        seen.stream()
+            .dropWhile(d -> !requested(d))
+            .filter(d -> !requested(d))
+            .findFirst()
+            .orElseThrow();
+    assertThat(condition(firstWithout, Type.BACKUP_READY).getMessage())
+        .as("the status as the request went")
+        .contains(jobName);
     assertThat(client.batch().v1().jobs().inNamespace(operator.getNamespace()).list().getItems())
         .filteredOn(j -> j.getMetadata().getName().startsWith("vault-backup-now-"))
         .hasSize(1);
@@ -203,6 +236,12 @@ class BackupsIT extends ReconcilerTestBase {
               assertThat(d.getStatus().getLastBackup().getJob()).isEqualTo("vault-backup-ok");
             });
     assertThat(Serialization.asJson(get("vault").getStatus())).doesNotContain("AWS_SECRET");
+  }
+
+  static boolean requested(Database d) {
+    return Optional.ofNullable(d.getMetadata().getAnnotations())
+        .map(a -> a.containsKey(Keys.BACKUP_NOW_ANNOTATION))
+        .orElse(false);
   }
 
   void annotate(String name, String key, String value) {
