@@ -78,21 +78,9 @@ final class ApiServerSerialization extends KubernetesSerialization {
   private final Map<Class<?>, ObjectReader> readers = new ConcurrentHashMap<>();
 
   ApiServerSerialization(ObjectMapper mapper) {
-    super(beforeFabric8(mapper), false);
+    super(mapper, false);
     this.mapper = mapper;
-    // fabric8's modules are registered now; Jackson runs the modifier registered last first.
-    if (HandleAccess.enabled()) {
-      mapper.registerModule(HandleAccess.readers());
-    }
     WATCHED_KINDS.forEach(this::registerKubernetesResource);
-  }
-
-  /** {@code mapper} with what must come before fabric8's modules ({@link HandleAccess}). */
-  private static ObjectMapper beforeFabric8(ObjectMapper mapper) {
-    if (HandleAccess.enabled()) {
-      mapper.registerModule(HandleAccess.writers());
-    }
-    return mapper;
   }
 
   @Override
