@@ -8,6 +8,7 @@ import dev.cellar.operator.runtime.LogFormats;
 import dev.cellar.operator.runtime.OperatorHttpServer;
 import dev.cellar.operator.runtime.OperatorMetrics;
 import dev.cellar.operator.runtime.OperatorSettings;
+import dev.cellar.operator.runtime.StartupHeap;
 import dev.cellar.operator.status.ErrorMessages;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -87,6 +88,8 @@ public final class CellarOperator {
                   }
                 },
                 "cellar-shutdown"));
+    // A roomier old generation while the informers fill the caches (off by default).
+    StartupHeap.loosenUntil(() -> operator.getRuntimeInfo().isStarted());
     // Until the API server answers: live (a restart would not help) but not ready.
     ApiServerWait.until(
         client, HasMetadata.getApiVersion(Database.class), HasMetadata.getPlural(Database.class));

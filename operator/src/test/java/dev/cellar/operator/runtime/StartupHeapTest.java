@@ -1,0 +1,63 @@
+package dev.cellar.operator.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.sun.management.HotSpotDiagnosticMXBean;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** On this test's own JVM: its heap ratios set as the Deployment sets them, then changed. */
+class StartupHeapTest {
+  final HotSpotDiagnosticMXBean vm =
+      ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
+  String min;
+  String max;
+
+  @BeforeEach
+  void asTheDeployment() {
+    min = value(StartupHeap.MIN);
+    max = value(StartupHeap.MAX);
+    vm.setVMOption(StartupHeap.MIN, "10");
+    vm.setVMOption(StartupHeap.MAX, "20");
+  }
+
+  @AfterEach
+  void asBefore() {
+    System.clearProperty("cellar.startupHeap");
+    vm.setVMOption(StartupHeap.MAX, "100");
+    vm.setVMOption(StartupHeap.MIN, min);
+    vm.setVMOption(StartupHeap.MAX, max);
+  }
+
+  String value(String flag) {
+    return vm.getVMOption(flag).getValue();
+  }
+
+  @Test
+  void theRatiosAreLooseUntilStartedThenTheDeploymentsAgain() throws InterruptedException {
+    System.setProperty("cellar.startupHeap", "true");
+    AtomicBoolean started = new AtomicBoolean();
+    Thread restore = StartupHeap.loosenUntil(started::get);
+    assertThat(restore).isNotNull();
+    assertThat(value(StartupHeap.MIN)).isEqualTo("40");
+    assertThat(value(StartupHeap.MAX)).isEqualTo("70");
+    await().during(Duration.ofMillis(300)).until(() -> value(StartupHeap.MIN).equals("40"));
+    started.set(true);
+    restore.join(Duration.ofSeconds(5).toMillis());
+    assertThat(restore.isAlive()).isFalse();
+    assertThat(value(StartupHeap.MIN)).isEqualTo("10");
+    assertThat(value(StartupHeap.MAX)).isEqualTo("20");
+  }
+
+  @Test
+  void offByDefault() {
+    assertThat(StartupHeap.loosenUntil(() -> true)).isNull();
+    assertThat(value(StartupHeap.MIN)).isEqualTo("10");
+    assertThat(value(StartupHeap.MAX)).isEqualTo("20");
+  }
+}
