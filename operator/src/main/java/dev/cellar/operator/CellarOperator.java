@@ -88,7 +88,7 @@ public final class CellarOperator {
                   }
                 },
                 "cellar-shutdown"));
-    // A roomier old generation while the informers fill the caches (off by default).
+    // A roomier old generation while the informers fill the caches.
     StartupHeap.loosenUntil(() -> operator.getRuntimeInfo().isStarted());
     // Until the API server answers: live (a restart would not help) but not ready.
     ApiServerWait.until(

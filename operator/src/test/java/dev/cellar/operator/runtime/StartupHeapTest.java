@@ -40,7 +40,6 @@ class StartupHeapTest {
 
   @Test
   void theRatiosAreLooseUntilStartedThenTheDeploymentsAgain() throws InterruptedException {
-    System.setProperty("cellar.startupHeap", "true");
     AtomicBoolean started = new AtomicBoolean();
     Thread restore = StartupHeap.loosenUntil(started::get);
     assertThat(restore).isNotNull();
@@ -55,7 +54,8 @@ class StartupHeapTest {
   }
 
   @Test
-  void offByDefault() {
+  void offWhenSaid() {
+    System.setProperty("cellar.startupHeap", "false");
     assertThat(StartupHeap.loosenUntil(() -> true)).isNull();
     assertThat(value(StartupHeap.MIN)).isEqualTo("10");
     assertThat(value(StartupHeap.MAX)).isEqualTo("20");
