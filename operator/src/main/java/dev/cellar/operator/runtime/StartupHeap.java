@@ -30,10 +30,10 @@ public final class StartupHeap {
 
   static final String LOOSE_MAX = "70";
 
-  private StartupHeap() {}
-
   /** Full collections that give back all the old generation's excess (see above). */
   static final int COLLECTIONS = 4;
+
+  private StartupHeap() {}
 
   static boolean enabled() {
     return !"false".equals(System.getProperty("cellar.startupHeap"));
