@@ -89,7 +89,7 @@ public final class CellarOperator {
                 },
                 "cellar-shutdown"));
     // A roomier old generation while the informers fill the caches.
-    StartupHeap.loosenUntil(() -> operator.getRuntimeInfo().isStarted());
+    StartupHeap heap = StartupHeap.loosen();
     // Until the API server answers: live (a restart would not help) but not ready.
     ApiServerWait.until(
         client, HasMetadata.getApiVersion(Database.class), HasMetadata.getPlural(Database.class));
@@ -104,6 +104,7 @@ public final class CellarOperator {
           client.getMasterUrl());
       System.exit(1);
     }
+    heap.restore();
     log.info(
         "Cellar operator started against {}; namespaces: {}; leader election: {}",
         client.getMasterUrl(),

@@ -2,7 +2,6 @@ package dev.cellar.operator.runtime;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
 import java.lang.management.ManagementFactory;
-import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,19 +32,30 @@ public final class StartupHeap {
   /** Full collections that give back all the old generation's excess (see above). */
   static final int COLLECTIONS = 4;
 
-  private StartupHeap() {}
+  /** The flags and the values to set back; null when nothing was loosened. */
+  private final HotSpotDiagnosticMXBean vm;
+
+  private final String min;
+  private final String max;
+
+  private StartupHeap(HotSpotDiagnosticMXBean vm, String min, String max) {
+    this.vm = vm;
+    this.min = min;
+    this.max = max;
+  }
 
   static boolean enabled() {
     return !"false".equals(System.getProperty("cellar.startupHeap"));
   }
 
   /**
-   * Loosens the bounds now, and sets them back on a daemon thread once {@code started} says so;
-   * returns that thread, or null when off or when the JVM refuses.
+   * Loosens the bounds now, until {@link #restore}; when off or when the JVM refuses, leaves them
+   * and gives a {@code restore} that does nothing.
    */
-  public static Thread loosenUntil(BooleanSupplier started) {
+  public static StartupHeap loosen() {
+    StartupHeap unchanged = new StartupHeap(null, null, null);
     if (!enabled()) {
-      return null;
+      return unchanged;
     }
     HotSpotDiagnosticMXBean vm;
     String min;
@@ -56,36 +66,32 @@ public final class StartupHeap {
       max = vm.getVMOption(MAX).getValue();
     } catch (RuntimeException | LinkageError e) {
       LOG.warn("cannot read the heap's ratios: {}", e.toString());
-      return null;
+      return unchanged;
     }
     // The JVM refuses a minimum above the maximum: the maximum goes up first, down last.
     if (!set(vm, MAX, LOOSE_MAX)) {
-      return null;
+      return unchanged;
     }
     if (!set(vm, MIN, LOOSE_MIN)) {
       set(vm, MAX, max);
-      return null;
+      return unchanged;
     }
-    Thread restore =
-        new Thread(
-            () -> {
-              try {
-                while (!started.getAsBoolean()) {
-                  Thread.sleep(100);
-                }
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-              set(vm, MIN, min);
-              set(vm, MAX, max);
-              for (int i = 0; i < COLLECTIONS; i++) {
-                System.gc();
-              }
-            },
-            "cellar-startup-heap");
-    restore.setDaemon(true);
-    restore.start();
-    return restore;
+    return new StartupHeap(vm, min, max);
+  }
+
+  /**
+   * Sets the bounds back, once JOSDK has started (its start returns when the informers have
+   * synced), and collects until the old generation is within them.
+   */
+  public void restore() {
+    if (vm == null) {
+      return;
+    }
+    set(vm, MIN, min);
+    set(vm, MAX, max);
+    for (int i = 0; i < COLLECTIONS; i++) {
+      System.gc();
+    }
   }
 
   private static boolean set(HotSpotDiagnosticMXBean vm, String flag, String value) {

@@ -1,12 +1,9 @@
 package dev.cellar.operator.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
 import java.lang.management.ManagementFactory;
-import java.time.Duration;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -39,16 +36,11 @@ class StartupHeapTest {
   }
 
   @Test
-  void theRatiosAreLooseUntilStartedThenTheDeploymentsAgain() throws InterruptedException {
-    AtomicBoolean started = new AtomicBoolean();
-    Thread restore = StartupHeap.loosenUntil(started::get);
-    assertThat(restore).isNotNull();
+  void theRatiosAreLooseUntilRestoredThenTheDeploymentsAgain() {
+    StartupHeap heap = StartupHeap.loosen();
     assertThat(value(StartupHeap.MIN)).isEqualTo("40");
     assertThat(value(StartupHeap.MAX)).isEqualTo("70");
-    await().during(Duration.ofMillis(300)).until(() -> value(StartupHeap.MIN).equals("40"));
-    started.set(true);
-    restore.join(Duration.ofSeconds(5).toMillis());
-    assertThat(restore.isAlive()).isFalse();
+    heap.restore();
     assertThat(value(StartupHeap.MIN)).isEqualTo("10");
     assertThat(value(StartupHeap.MAX)).isEqualTo("20");
   }
@@ -56,7 +48,10 @@ class StartupHeapTest {
   @Test
   void offWhenSaid() {
     System.setProperty("cellar.startupHeap", "false");
-    assertThat(StartupHeap.loosenUntil(() -> true)).isNull();
+    StartupHeap heap = StartupHeap.loosen();
+    assertThat(value(StartupHeap.MIN)).isEqualTo("10");
+    assertThat(value(StartupHeap.MAX)).isEqualTo("20");
+    heap.restore();
     assertThat(value(StartupHeap.MIN)).isEqualTo("10");
     assertThat(value(StartupHeap.MAX)).isEqualTo("20");
   }
