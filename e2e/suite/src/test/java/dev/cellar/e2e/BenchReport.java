@@ -57,6 +57,7 @@ final class BenchReport {
     Duration floorCreated;
     Map<String, Double> clusterCpu = Map.of();
     Map<String, Double> floorClusterCpu;
+    WritesFloor.Result writesFloor;
 
     Row(int n) {
       this.n = n;
@@ -78,7 +79,7 @@ final class BenchReport {
           Locale.ROOT,
           "%screated to its StatefulSet %s, StatefulSet to its pod ready %s, pod ready to the"
               + " Database Ready %s (p50 / p95 / max); %.1f events received and %.1f reconciles"
-              + " a Database; the cluster's CPU while converging: %s%s",
+              + " a Database; the cluster's CPU while converging: %s%s%s",
           floorCreated == null
               ? ""
               : "the floor created every object in " + seconds(floorCreated) + "; ",
@@ -88,7 +89,19 @@ final class BenchReport {
           eventsReceived / n,
           reconciles / n,
           cpu(clusterCpu),
-          floorClusterCpu == null ? "" : " (the floor: " + cpu(floorClusterCpu) + ")");
+          floorClusterCpu == null ? "" : " (the floor: " + cpu(floorClusterCpu) + ")",
+          writesFloor == null
+              ? ""
+              : String.format(
+                  Locale.ROOT,
+                  "; Cellar's writes from a plain client (CELLAR_BENCH_WRITES_FLOOR): %s, %.2f"
+                      + " times the floor, the client's CPU %.1f s, the cluster's %s",
+                  seconds(writesFloor.converged()),
+                  floor == null
+                      ? Double.NaN
+                      : writesFloor.converged().toMillis() / (double) floor.toMillis(),
+                  writesFloor.clientCpu(),
+                  cpu(writesFloor.clusterCpu())));
     }
 
     private static String cpu(Map<String, Double> seconds) {

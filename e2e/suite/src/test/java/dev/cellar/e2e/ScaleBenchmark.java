@@ -195,6 +195,7 @@ class ScaleBenchmark {
     Duration deadline =
         Duration.ofMinutes(Long.getLong("bench.deadlineMinutes", 10)).plusSeconds(n);
     Floor.Children children;
+    Map<String, String> statuses = new LinkedHashMap<>();
     try (KubernetesClient client = cluster.newClient();
         Cellar cellar = Cellar.install("bench-" + n, settings(), jvm(n))) {
       prepare(client, n);
@@ -324,6 +325,9 @@ class ScaleBenchmark {
       }
 
       children = Floor.children(client);
+      for (Database db : client.resources(Database.class).inNamespace(NS).list().getItems()) {
+        statuses.put(db.getMetadata().getName(), Serialization.asJson(db.getStatus()));
+      }
     }
 
     if (!Boolean.parseBoolean(System.getProperty("bench.floor", "true"))) {
@@ -350,6 +354,9 @@ class ScaleBenchmark {
       row.floorClusterCpu = since(clusterCpu, clusterCpuSeconds());
       ready.close();
       row.floor = Duration.between(start, ready.last());
+    }
+    if (Boolean.getBoolean("bench.writesFloor")) {
+      row.writesFloor = WritesFloor.run(this, n, children, statuses, deadline);
     }
     return row;
   }
