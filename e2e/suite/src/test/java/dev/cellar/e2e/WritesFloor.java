@@ -3,6 +3,7 @@ package dev.cellar.e2e;
 import static org.awaitility.Awaitility.await;
 
 import dev.cellar.api.v1.Database;
+import dev.cellar.operator.Keys;
 import dev.cellar.testkit.LocalCluster;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -45,10 +46,11 @@ final class WritesFloor {
 
   private static final String NS = ScaleBenchmark.NS;
   private static final String PRIMARY =
-      "{\"metadata\":{\"labels\":{\"cellar.dev/role\":\"primary\"},"
-          + "\"annotations\":{\"cellar.dev/bootstrap\":\"true\"}}}";
+      String.format(
+          "{\"metadata\":{\"labels\":{\"%s\":\"%s\"},\"annotations\":{\"%s\":\"true\"}}}",
+          Keys.ROLE, Keys.ROLE_PRIMARY, Keys.BOOTSTRAP_ANNOTATION);
   private static final String BOOTSTRAPPED =
-      "{\"metadata\":{\"annotations\":{\"cellar.dev/bootstrap\":null}}}";
+      String.format("{\"metadata\":{\"annotations\":{\"%s\":null}}}", Keys.BOOTSTRAP_ANNOTATION);
 
   private final KubernetesClient client;
   private final Map<String, String> statuses;
@@ -161,7 +163,7 @@ final class WritesFloor {
           || child instanceof CronJob
           || child instanceof NetworkPolicy
           || child instanceof PersistentVolumeClaim) {
-        client.resource(child).fieldManager("cellar-operator").forceConflicts().serverSideApply();
+        client.resource(child).fieldManager(Keys.OPERATOR).forceConflicts().serverSideApply();
       } else {
         client.resource(child).create();
       }
@@ -237,9 +239,9 @@ final class WritesFloor {
                 .withReason(reason)
                 .withMessage(reason)
                 .withNewSource()
-                .withComponent("cellar-operator")
+                .withComponent(Keys.OPERATOR)
                 .endSource()
-                .withReportingComponent("cellar-operator")
+                .withReportingComponent(Keys.OPERATOR)
                 .withFirstTimestamp(now)
                 .withLastTimestamp(now)
                 .withCount(1)
