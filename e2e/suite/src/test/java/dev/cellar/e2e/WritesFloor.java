@@ -4,8 +4,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.cellar.api.v1.Database;
 import dev.cellar.operator.Keys;
+import dev.cellar.operator.status.EventRecorder;
 import dev.cellar.testkit.LocalCluster;
-import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
@@ -54,7 +54,7 @@ final class WritesFloor {
 
   private final KubernetesClient client;
   private final Map<String, String> statuses;
-  private final Map<String, String> uids = new ConcurrentHashMap<>();
+  private final Map<String, Database> databases = new ConcurrentHashMap<>();
   private final Set<String> finished = ConcurrentHashMap.newKeySet();
   private final ExecutorService writes;
   private SharedIndexInformer<StatefulSet> sets;
@@ -170,19 +170,22 @@ final class WritesFloor {
     }
     // The converged status with Ready false: a first status of the same size.
     patchStatus(name, statuses.get(name).replace("\"status\":\"True\"", "\"status\":\"False\""));
-    event(name, db.getMetadata().getUid(), "Creating");
-    uids.put(name, db.getMetadata().getUid());
-    // Its StatefulSet may have become ready before the uid was known.
+    event(db, "Creating");
+    databases.put(name, db);
+    // Its StatefulSet may have become ready before this Database was known here.
     whenReady(name, sets.getStore().getByKey(NS + "/" + name));
   }
 
   private void whenReady(String name, StatefulSet set) {
-    if (set != null && ScaleBenchmark.ready(set) && uids.containsKey(name) && finished.add(name)) {
+    if (set != null
+        && ScaleBenchmark.ready(set)
+        && databases.containsKey(name)
+        && finished.add(name)) {
       writes.submit(
           () -> {
             patchStatus(name, statuses.get(name));
             patchPod(name + "-0", BOOTSTRAPPED);
-            event(name, uids.get(name), "Ready");
+            event(databases.get(name), "Ready");
           });
     }
   }
@@ -216,36 +219,17 @@ final class WritesFloor {
         .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"status\":" + status + "}");
   }
 
-  private void event(String name, String uid, String reason) {
-    String now = Instant.now().toString();
+  /** Cellar's own Event: the operator's builder. */
+  private void event(Database db, String reason) {
     client
         .v1()
         .events()
         .inNamespace(NS)
         .resource(
-            new EventBuilder()
-                .withNewMetadata()
-                .withName(name + "." + Long.toHexString(System.nanoTime()))
-                .withNamespace(NS)
-                .endMetadata()
-                .withNewInvolvedObject()
-                .withApiVersion("cellar.dev/v1")
-                .withKind("Database")
-                .withName(name)
-                .withNamespace(NS)
-                .withUid(uid)
-                .endInvolvedObject()
-                .withType("Normal")
-                .withReason(reason)
-                .withMessage(reason)
-                .withNewSource()
-                .withComponent(Keys.OPERATOR)
-                .endSource()
-                .withReportingComponent(Keys.OPERATOR)
-                .withFirstTimestamp(now)
-                .withLastTimestamp(now)
-                .withCount(1)
-                .build())
+            EventRecorder.event(
+                db,
+                new EventRecorder.Note(EventRecorder.NORMAL, reason, reason),
+                Instant.now().toString()))
         .create();
   }
 

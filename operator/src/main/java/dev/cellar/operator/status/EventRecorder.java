@@ -8,6 +8,7 @@ import dev.cellar.operator.Keys;
 import dev.cellar.operator.status.Conditions.Reason;
 import dev.cellar.operator.status.Conditions.Type;
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Instant;
@@ -202,34 +203,7 @@ public final class EventRecorder {
             .v1()
             .events()
             .inNamespace(db.getMetadata().getNamespace())
-            .resource(
-                new EventBuilder()
-                    .withNewMetadata()
-                    .withName(
-                        db.getMetadata().getName()
-                            + "."
-                            + Long.toHexString(
-                                ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE))
-                    .withNamespace(db.getMetadata().getNamespace())
-                    .endMetadata()
-                    .withNewInvolvedObject()
-                    .withApiVersion(db.getApiVersion())
-                    .withKind(db.getKind())
-                    .withName(db.getMetadata().getName())
-                    .withNamespace(db.getMetadata().getNamespace())
-                    .withUid(db.getMetadata().getUid())
-                    .endInvolvedObject()
-                    .withType(note.type())
-                    .withReason(note.reason())
-                    .withMessage(note.message())
-                    .withNewSource()
-                    .withComponent(Keys.OPERATOR)
-                    .endSource()
-                    .withReportingComponent(Keys.OPERATOR)
-                    .withFirstTimestamp(now)
-                    .withLastTimestamp(now)
-                    .withCount(1)
-                    .build())
+            .resource(event(db, note, now))
             .create();
       } catch (RuntimeException e) {
         log.warn(
@@ -239,5 +213,35 @@ public final class EventRecorder {
             e.toString());
       }
     }
+  }
+
+  /** The Event of {@code note} on {@code db}, at {@code now} (an RFC 3339 time). */
+  public static Event event(Database db, Note note, String now) {
+    return new EventBuilder()
+        .withNewMetadata()
+        .withName(
+            db.getMetadata().getName()
+                + "."
+                + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE))
+        .withNamespace(db.getMetadata().getNamespace())
+        .endMetadata()
+        .withNewInvolvedObject()
+        .withApiVersion(db.getApiVersion())
+        .withKind(db.getKind())
+        .withName(db.getMetadata().getName())
+        .withNamespace(db.getMetadata().getNamespace())
+        .withUid(db.getMetadata().getUid())
+        .endInvolvedObject()
+        .withType(note.type())
+        .withReason(note.reason())
+        .withMessage(note.message())
+        .withNewSource()
+        .withComponent(Keys.OPERATOR)
+        .endSource()
+        .withReportingComponent(Keys.OPERATOR)
+        .withFirstTimestamp(now)
+        .withLastTimestamp(now)
+        .withCount(1)
+        .build();
   }
 }
