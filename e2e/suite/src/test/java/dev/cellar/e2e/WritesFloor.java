@@ -233,7 +233,7 @@ final class WritesFloor {
             EventRecorder.event(
                 db,
                 new EventRecorder.Note(EventRecorder.NORMAL, reason, reason),
-                Instant.now().toString()))
+                Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString()))
         .create();
   }
 
