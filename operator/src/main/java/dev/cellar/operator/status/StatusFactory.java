@@ -568,8 +568,10 @@ public final class StatusFactory {
   /**
    * Whether the Database's primary has ever accepted connections: recorded in {@code
    * firstAvailableTime}, and for a status written before that field existed, a phase that only a
-   * running Database reaches. A phase alone cannot tell: a Database that never ran is Degraded when
-   * its pods cannot be scheduled.
+   * running Database reaches. Other phases cannot tell: a Database that never ran is Degraded when
+   * its pods cannot be scheduled, and Hibernated when created with spec.hibernated (counted as run,
+   * such a Database got a firstAvailableTime at its second reconcile, and its primary, once woken,
+   * would never have initialised its empty volume).
    */
   public static boolean everAvailable(DatabaseStatus status) {
     if (status == null) {
@@ -579,7 +581,7 @@ public final class StatusFactory {
       return true;
     }
     Phase phase = status.getPhase();
-    return phase == Phase.Ready || phase == Phase.Updating || phase == Phase.Hibernated;
+    return phase == Phase.Ready || phase == Phase.Updating;
   }
 
   /** Reasons that nothing but the user mends: a Database that never ran with one has Failed. */

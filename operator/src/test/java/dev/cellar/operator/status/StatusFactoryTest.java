@@ -555,6 +555,48 @@ class StatusFactoryTest {
   }
 
   @Test
+  void aDatabaseCreatedHibernatedHasNeverRunAndItsPrimaryInitialisesTheVolumeWhenWoken() {
+    Database db = db("16", 2);
+    db.getSpec().setHibernated(true);
+    // Reconciled a few times while hibernated: the StatefulSet at 0 replicas, never a pod.
+    for (int i = 0; i < 3; i++) {
+      DatabaseStatus hibernated = step(db, sts("16", 0, 0, true), List.of(), true);
+      assertThat(hibernated.getPhase()).isEqualTo(Phase.Hibernated);
+      assertThat(hibernated.getFirstAvailableTime())
+          .as("no primary ever accepted connections (reconcile %d)", i + 1)
+          .isNull();
+      assertThat(StatusFactory.everAvailable(hibernated)).isFalse();
+    }
+    assertThat(dev.cellar.operator.primary.PodRoles.mayBootstrap(db)).isTrue();
+
+    db.getSpec().setHibernated(false);
+    db.getMetadata().setGeneration(2L);
+    DatabaseStatus waking = step(db, sts("16", 2, 0, true), List.of(pod("orders-0", false)), true);
+    assertThat(reason(waking, Type.PROGRESSING)).isEqualTo("True Waking");
+    assertThat(waking.getPhase()).as("a first start, not an update").isEqualTo(Phase.Provisioning);
+    assertThat(dev.cellar.operator.primary.PodRoles.mayBootstrap(db))
+        .as("the primary of a Database that never ran may initialise its empty volume")
+        .isTrue();
+
+    DatabaseStatus ran = step(db, sts("16", 2, 2, true), twoRunning(), false);
+    assertThat(ran.getFirstAvailableTime()).isEqualTo("2026-01-01T00:00:00Z");
+    assertThat(dev.cellar.operator.primary.PodRoles.mayBootstrap(db)).isFalse();
+  }
+
+  @Test
+  void aHibernatedPhaseAloneIsNoProofTheDatabaseEverRan() {
+    // Only a status written before firstAvailableTime existed lacks it while the Database ran;
+    // Ready and Updating are reached only by a running Database, Hibernated also at creation.
+    DatabaseStatus status = new DatabaseStatus();
+    status.setPhase(Phase.Hibernated);
+    assertThat(StatusFactory.everAvailable(status)).isFalse();
+    status.setPhase(Phase.Ready);
+    assertThat(StatusFactory.everAvailable(status)).isTrue();
+    status.setPhase(Phase.Updating);
+    assertThat(StatusFactory.everAvailable(status)).isTrue();
+  }
+
+  @Test
   void podsThatStopOrStartWithinOneReconcileStillGetTheirStartEvents() {
     List<Pod> running = twoRunning();
     Database db = readyThenHibernated(running);
