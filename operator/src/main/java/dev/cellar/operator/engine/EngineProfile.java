@@ -264,7 +264,10 @@ public abstract class EngineProfile {
         .orElse(imageRepository() + ":" + version);
   }
 
-  /** The upstream exporter image, with the version Cellar is tested with. */
+  /**
+   * The upstream exporter image at the version the tests run: that of the exporter
+   * e2e/realnode/images.sh builds from Debian's package (ExporterImagesTest holds them equal).
+   */
   protected abstract String exporterImage();
 
   /** The port the exporter serves /metrics on (its upstream default). */

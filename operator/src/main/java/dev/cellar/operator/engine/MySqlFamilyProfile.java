@@ -193,7 +193,7 @@ abstract class MySqlFamilyProfile extends EngineProfile {
 
   @Override
   protected String exporterImage() {
-    return "prom/mysqld-exporter:v0.15.1";
+    return "prom/mysqld-exporter:v0.17.2";
   }
 
   @Override

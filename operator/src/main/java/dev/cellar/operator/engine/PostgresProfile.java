@@ -264,7 +264,7 @@ public final class PostgresProfile extends EngineProfile {
 
   @Override
   protected String exporterImage() {
-    return "quay.io/prometheuscommunity/postgres-exporter:v0.15.0";
+    return "quay.io/prometheuscommunity/postgres-exporter:v0.17.1";
   }
 
   @Override
