@@ -13,6 +13,7 @@ import dev.cellar.operator.DatabaseReconciler;
 import dev.cellar.operator.cache.CachePruning;
 import dev.cellar.testkit.LocalCluster;
 import dev.cellar.testkit.LocalOperator;
+import dev.cellar.testkit.Prerequisites;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -26,18 +27,18 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The commands that need real database processes, on the local cluster's real node (only with
- * {@code CELLAR_REAL_NODE=true}, as bin/test runs it; as root, under {@code flock
- * /work/coord/realnode.lock} on shared machines): psql through kubectl exec, a backup now that ends
- * in a dump, and a restore of that dump into a new Database that answers with the data. The plugin
- * runs as users run it: the launcher {@code target/kubectl-cellar}, with the local cluster's
- * kubectl.
+ * {@code CELLAR_REAL_NODE=true}, as bin/test runs it, else skipped or in CI failed; as root, under
+ * {@code flock /work/coord/realnode.lock} on shared machines): psql through kubectl exec, a backup
+ * now that ends in a dump, and a restore of that dump into a new Database that answers with the
+ * data. The plugin runs as users run it: the launcher {@code target/kubectl-cellar}, with the local
+ * cluster's kubectl.
  */
-@EnabledIfEnvironmentVariable(named = "CELLAR_REAL_NODE", matches = "true")
+@ExtendWith(Prerequisites.RealNode.class)
 class PluginRealNodeIT {
   static final Duration READY = Duration.ofMinutes(5);
   static final String IMAGE = "cellar.local/postgres:15";

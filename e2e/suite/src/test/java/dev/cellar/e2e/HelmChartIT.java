@@ -8,9 +8,9 @@ import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.Engine;
 import dev.cellar.testkit.LocalCluster;
 import dev.cellar.testkit.LocalClusterExtension;
+import dev.cellar.testkit.Prerequisites;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,10 +40,7 @@ class HelmChartIT {
     Assumptions.assumeTrue(
         clusterExtension.cluster().isLocal(), "the chart's operator would run beside the suite's");
     helm = Path.of(System.getProperty("user.home"), ".cache/cellar/bin/tools/helm");
-    if (!Files.isExecutable(helm) && "true".equals(System.getenv("CI"))) {
-      throw new AssertionError("no helm at " + helm + ": bin/test builds it");
-    }
-    Assumptions.assumeTrue(Files.isExecutable(helm), "no helm: run e2e/cluster/build.sh tools");
+    Prerequisites.requireTool(helm);
   }
 
   static LocalCluster.Result helm(String... args) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.cellar.testkit.LocalCluster;
 import dev.cellar.testkit.LocalClusterExtension;
+import dev.cellar.testkit.Prerequisites;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.io.IOException;
@@ -23,7 +24,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -47,11 +48,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * </ol>
  *
  * <p>Runs only on the local cluster with {@code CELLAR_REAL_NODE=true} (as root), as bin/test runs
- * it; it starts the real node if it is not running and removes it again after the class. It needs
+ * it (without the real node it is skipped, and in CI fails: {@link Prerequisites}); it starts the
+ * real node if it is not running and removes it again after the class. It needs
  * operator/target/jib-image.tar (bin/test builds it: {@code mvn -Pimage}). Timings go to {@code
  * e2e/suite/target/e2e-logs/helm-release/timings.txt}.
  */
-@EnabledIfEnvironmentVariable(named = "CELLAR_REAL_NODE", matches = "true")
+@ExtendWith(Prerequisites.RealNode.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class HelmReleaseIT {
   @RegisterExtension static LocalClusterExtension clusterExtension = new LocalClusterExtension();
@@ -73,16 +75,12 @@ class HelmReleaseIT {
     cluster = clusterExtension.cluster();
     assumeTrue(cluster.isLocal(), "the real node is the local cluster's");
     Path image = cluster.repoRootDir().resolve(IMAGE);
-    boolean ci = "true".equals(System.getenv("CI"));
-    if (ci && (!Files.isRegularFile(image) || !Files.isExecutable(HelmRelease.helmBinary()))) {
-      throw new AssertionError("no " + image + " or helm: bin/test builds both");
-    }
-    assumeTrue(
+    Prerequisites.require(
         Files.isRegularFile(image),
-        "no operator image: mvn -Pimage package -pl operator"
-            + " -Djib.from.image=$(e2e/kind/kind-cluster jre-image)");
-    assumeTrue(
-        Files.isExecutable(HelmRelease.helmBinary()), "no helm: run e2e/cluster/build.sh tools");
+        "the operator's image " + image,
+        "bin/test builds it (mvn -Pimage package -pl operator"
+            + " -Djib.from.image=$(e2e/kind/kind-cluster jre-image))");
+    Prerequisites.requireTool(HelmRelease.helmBinary());
 
     long start = System.nanoTime();
     startedNode = node("status").exitCode() != 0;

@@ -8,13 +8,13 @@ import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.Phase;
 import dev.cellar.testkit.LocalClusterExtension;
+import dev.cellar.testkit.Prerequisites;
 import dev.cellar.testkit.PrometheusText;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -34,8 +34,10 @@ class OperatorDeploymentIT {
   @BeforeAll
   static void setUp() {
     client = clusterExtension.client();
-    Assumptions.assumeFalse(
-        clusterExtension.cluster().isLocal(), "runs the operator's Deployment (kind)");
+    Prerequisites.require(
+        !clusterExtension.cluster().isLocal(),
+        "a cluster that runs the operator's Deployment (kind), not the local cluster",
+        "bin/test runs the scenarios tagged kind on kind (e2e/kind/suite)");
   }
 
   static void createDatabase(String ns, String name) {

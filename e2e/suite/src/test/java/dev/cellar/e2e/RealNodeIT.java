@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.cellar.testkit.LocalCluster;
+import dev.cellar.testkit.Prerequisites;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -52,10 +53,10 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * replica holding both rows.
  *
  * <p>On the local cluster it runs only with {@code CELLAR_REAL_NODE=true} (as root, which the node
- * needs); otherwise it is skipped, so {@code mvn -B verify} is unaffected. It starts the real node
- * in the cluster of the run if it is not running (the first start builds kubelet, kube-proxy,
- * CoreDNS and the images), and then removes it again after the class. Timings go to {@code
- * e2e/suite/target/e2e-logs/real-node/timings.txt}.
+ * needs); otherwise it is skipped, so {@code mvn -B verify} is unaffected, and in CI fails ({@link
+ * Prerequisites}). It starts the real node in the cluster of the run if it is not running (the
+ * first start builds kubelet, kube-proxy, CoreDNS and the images), and then removes it again after
+ * the class. Timings go to {@code e2e/suite/target/e2e-logs/real-node/timings.txt}.
  */
 @RunsOnKind
 class RealNodeIT {
@@ -115,9 +116,7 @@ class RealNodeIT {
       cellar = Cellar.install(logs);
       return;
     }
-    assumeTrue(
-        "true".equals(System.getenv("CELLAR_REAL_NODE")),
-        "the real node is not enabled (CELLAR_REAL_NODE=true, as root)");
+    Prerequisites.requireRealNode();
     long start = System.nanoTime();
     startedNode = node("status").exitCode() != 0;
     LocalCluster.Result up = node("up");
@@ -608,7 +607,10 @@ class RealNodeIT {
    */
   @Test
   void postgresqlSurvivesLosingTheNodeOfItsPrimary() {
-    assumeTrue(!cluster.isLocal(), "needs a cluster whose nodes are containers (kind)");
+    Prerequisites.require(
+        !cluster.isLocal(),
+        "a cluster whose nodes are containers (kind), not the local cluster",
+        "bin/test runs the scenarios tagged kind on kind (e2e/kind/suite)");
     // The node stopped is the first: one the operator does not run on, else the operator stops with
     // it (one replica: its pod is replaced only once the node's pods are evicted, after 5 minutes).
     String operatorNodes =
@@ -636,7 +638,10 @@ class RealNodeIT {
                     .split(" "))
             .sorted(Comparator.comparing(w -> List.of(operatorNodes.split(" ")).contains(w)))
             .toList();
-    assumeTrue(workers.size() >= 2, "needs two workers, has " + workers);
+    Prerequisites.require(
+        workers.size() >= 2,
+        "two worker nodes (has " + workers + ")",
+        "e2e/kind/cluster.yaml makes two workers");
     Engine engine = postgresql();
     String ns = newNamespace("nodeloss");
     long start = System.nanoTime();

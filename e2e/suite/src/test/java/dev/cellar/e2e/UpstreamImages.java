@@ -1,8 +1,7 @@
 package dev.cellar.e2e;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import dev.cellar.testkit.LocalCluster;
+import dev.cellar.testkit.Prerequisites;
 import io.fabric8.kubernetes.api.model.ContainerImage;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -114,16 +113,16 @@ final class UpstreamImages {
             .filter(substitutes::containsKey)
             .findFirst()
             .map(e -> new Run(e, tag(substitutes.get(e)), substitutes.get(e)));
-    assumeTrue(
+    Prerequisites.require(
         substitute.isPresent(),
-        "the nodes lack "
-            + official.officialImage()
-            + " and may not pull it (CELLAR_E2E_PULL_IMAGES=true if they can; CELLAR_E2E_IMAGES="
-            + "engine=image,... names the engines' images they hold)");
+        official.officialImage() + " on the nodes, or an image of the engine named to stand in",
+        "CELLAR_E2E_PULL_IMAGES=true if the nodes may pull it; CELLAR_E2E_IMAGES=engine=image,..."
+            + " names the engines' images they hold (e2e/kind/suite sets it)");
     Run run = substitute.get();
-    assumeTrue(
+    Prerequisites.require(
         held(present, run.image()),
-        "CELLAR_E2E_IMAGES names " + run.image() + ", which the nodes do not hold");
+        run.image() + " on the nodes, which CELLAR_E2E_IMAGES names",
+        "kind's node image holds the database images e2e/kind/kind-cluster engine-images names");
     System.out.printf(
         "%s: %s %s runs as %s %s from %s (CELLAR_E2E_IMAGES: the nodes lack %s)%n",
         example.getFileName(),

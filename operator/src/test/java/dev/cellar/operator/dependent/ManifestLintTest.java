@@ -9,6 +9,7 @@ import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.FromBackupSpec;
 import dev.cellar.operator.storage.Quantities;
+import dev.cellar.testkit.Prerequisites;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
@@ -23,7 +24,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -54,12 +54,7 @@ class ManifestLintTest {
         Optional.ofNullable(System.getenv("CELLAR_HELM"))
             .map(Path::of)
             .orElse(tools.resolve("helm"));
-    boolean found = Files.isExecutable(kubeScore);
-    if (!found && "true".equals(System.getenv("CI"))) {
-      throw new IllegalStateException(
-          "no kube-score at " + kubeScore + ": bin/test builds it (e2e/cluster/build.sh tools)");
-    }
-    Assumptions.assumeTrue(found, "no kube-score: run e2e/cluster/build.sh tools (bin/test does)");
+    Prerequisites.requireTool(kubeScore);
   }
 
   /**

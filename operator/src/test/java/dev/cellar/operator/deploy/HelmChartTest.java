@@ -2,6 +2,7 @@ package dev.cellar.operator.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cellar.testkit.Prerequisites;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodSpec;
@@ -18,7 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -35,17 +35,8 @@ class HelmChartTest {
   static void findHelm() {
     Path built = Path.of(System.getProperty("user.home"), ".cache/cellar/bin/tools/helm");
     String override = System.getenv("CELLAR_HELM");
-    if (override != null && !override.isBlank()) {
-      helm = Path.of(override);
-    } else if (Files.isExecutable(built)) {
-      helm = built;
-    }
-    boolean found = helm != null && Files.isExecutable(helm);
-    if (!found && "true".equals(System.getenv("CI"))) {
-      throw new AssertionError(
-          "no helm at " + built + ": bin/test builds it (e2e/cluster/build.sh tools)");
-    }
-    Assumptions.assumeTrue(found, "no helm: run e2e/cluster/build.sh tools (bin/test does)");
+    helm = override != null && !override.isBlank() ? Path.of(override) : built;
+    Prerequisites.requireTool(helm);
   }
 
   /** Runs helm with the arguments; returns its standard output, failing on a non-zero exit. */
