@@ -20,7 +20,6 @@ import dev.cellar.e2e.RealNodeIT.Engine;
 import dev.cellar.testkit.LocalCluster;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.api.AfterAll;
@@ -148,25 +147,9 @@ class RollingUpdateRealNodeIT {
     ok("exec", "-n", ns, "client-writer", "--", "touch", "/tmp/stop");
     String log = awaitClient(ns, "writer", Duration.ofMinutes(1));
 
-    long firstFail = -1;
-    long resumed = -1;
-    long worst = 0;
-    List<String> acknowledged = new ArrayList<>();
-    for (String line :
-        log.lines().filter(l -> l.startsWith("ok ") || l.startsWith("fail ")).toList()) {
-      String[] f = line.split(" ", 4);
-      long at = Long.parseLong(f[2]);
-      if (f[0].equals("ok")) {
-        acknowledged.add(f[1]);
-        if (firstFail >= 0) {
-          worst = Math.max(worst, at - firstFail);
-          firstFail = -1;
-          resumed = at;
-        }
-      } else if (firstFail < 0) {
-        firstFail = at;
-      }
-    }
+    RealNodeIT.WriterLog writes = RealNodeIT.WriterLog.parse(log);
+    List<String> acknowledged = writes.acknowledged();
+    long worst = writes.longestOutage();
     String events =
         kubectl(
                 "get",
@@ -229,12 +212,7 @@ class RollingUpdateRealNodeIT {
   }
 
   static int okRows(String ns) {
-    return (int)
-        kubectl("logs", "-n", ns, "client-writer")
-            .stdout()
-            .lines()
-            .filter(l -> l.startsWith("ok "))
-            .count();
+    return RealNodeIT.writerLog(ns).acknowledged().size();
   }
 
   /** Every pod on the StatefulSet's update revision. */
