@@ -211,35 +211,35 @@ class RealNodeIT {
   }
 
   /**
-   * Failover, for each engine with three replicas: a client writes a row every few tens of
-   * milliseconds through {@code <name>} while the primary loses its data volume's contents and its
-   * server stops (so its pod cannot serve again: a primary with an empty volume never starts). The
-   * client's writes resume through {@code <name>} on a promoted replica within 15 s of the first
-   * failed one; every acknowledged row is there (synchronous replication: none may be lost); the
-   * old primary's pod comes back as a replica (cloned or seeded from the new primary) and receives
-   * the rows written after the failover.
+   * Failover, for each engine with three replicas in sync mode: a client writes a row every few
+   * tens of milliseconds through {@code <name>} while the primary crashes: frozen, its data
+   * volume's contents deleted from the node, killed with SIGKILL (no shutdown that could hand its
+   * last commits to the standbys), so its pod cannot serve again (a primary with an empty volume
+   * never starts once the Database has run). The client's writes resume through {@code <name>} on a
+   * promoted replica within 15 s of the first failed one; every acknowledged row is there
+   * (synchronous replication: none may be lost, not even under a crash); the old primary's pod
+   * comes back as a replica (cloned or seeded from the new primary) and receives the rows written
+   * after the failover.
    */
   @Test
   void postgresqlFailsOverWhenItsPrimaryIsLost() {
     failover(
         postgresql(),
-        "PGUSER=$DB_USER PGPASSWORD=$DB_PASSWORD PGCONNECT_TIMEOUT=2 psql -X -h %s -d \"$DB_NAME\" -qtA -v ON_ERROR_STOP=1 -c \"%s\"",
-        "rm -rf \"$PGDATA\"; kill -INT 1");
+        "PGUSER=$DB_USER PGPASSWORD=$DB_PASSWORD PGCONNECT_TIMEOUT=2 psql -X -h %s -d \"$DB_NAME\" -qtA -v ON_ERROR_STOP=1 -c \"%s\"");
   }
 
   @Test
   void mariadbFailsOverWhenItsPrimaryIsLost() {
     failover(
         mariadb(),
-        "MYSQL_PWD=$DB_PASSWORD mariadb --connect-timeout=2 -h %s -u \"$DB_USER\" -N -B \"$DB_NAME\" -e \"%s\"",
-        "find /var/lib/mysql -mindepth 1 -maxdepth 1 -exec rm -rf {} + 2>/dev/null; kill -TERM 1");
+        "MYSQL_PWD=$DB_PASSWORD mariadb --connect-timeout=2 -h %s -u \"$DB_USER\" -N -B \"$DB_NAME\" -e \"%s\"");
   }
 
   /**
    * The failover scenario; {@code sql} is a format with host and statement that runs SQL as the
-   * application user, {@code lose} what the primary's container runs to lose its data and stop.
+   * application user.
    */
-  void failover(Engine engine, String sql, String lose) {
+  void failover(Engine engine, String sql) {
     String ns = newNamespace(engine.name + "-fo");
     long start = System.nanoTime();
     apply(ns, database("orders", engine, 3, false) + "  replication:\n    mode: sync\n");
@@ -247,6 +247,8 @@ class RealNodeIT {
     timings.add(engine.name + ": failover: 3 replicas Ready in " + seconds(start) + " s");
     String primary = currentPrimary(ns);
     assertThat(primary).isEqualTo("orders-0");
+    DatabaseContainer lost = DatabaseContainer.of(ns, primary);
+    String lostData = dataDirectory(ns, primary);
     assertThat(
             client(
                 ns,
@@ -272,9 +274,9 @@ class RealNodeIT {
         .pollInterval(Duration.ofMillis(500))
         .until(() -> writerLog(ns).acknowledged().size() >= 20);
 
-    // The primary loses its data and stops; its container restarts on an empty volume.
-    long lost = System.nanoTime();
-    stopServer(ns, primary, lose);
+    // The primary crashes and loses its data; its container restarts on an empty volume.
+    long crashed = System.nanoTime();
+    lost.signal("crash", lostData);
     await("a replica promoted")
         .atMost(Duration.ofMinutes(1))
         .pollInterval(Duration.ofMillis(200))
@@ -285,7 +287,7 @@ class RealNodeIT {
             + ": failover: "
             + promoted
             + " promoted "
-            + seconds(lost)
+            + seconds(crashed)
             + " s after the primary was lost");
 
     String log = awaitClient(ns, "writer", Duration.ofMinutes(2));
@@ -816,12 +818,138 @@ class RealNodeIT {
         .until(() -> podField(ns, pod, "{.spec.nodeName}").equals(node));
   }
 
+  /**
+   * Skips a scenario that reaches into NODE through docker unless it is a docker container of this
+   * machine, as kind's nodes are (other clusters' nodes are out of reach).
+   */
+  static void assumeKindNode(String node) {
+    assumeTrue(
+        LocalCluster.exec(List.of("/usr/bin/docker", "inspect", node), null).exitCode() == 0,
+        "needs nodes that are docker containers of this machine (kind); " + node + " is not one");
+  }
+
   /** Runs Debian's docker client (kind's nodes are its containers). */
   static void docker(String... args) {
     List<String> command = new ArrayList<>(List.of("/usr/bin/docker"));
     command.addAll(List.of(args));
     LocalCluster.Result result = LocalCluster.exec(command, null);
     assertThat(result.exitCode()).as(String.join(" ", command) + "\n" + result.output()).isZero();
+  }
+
+  /**
+   * A pod's database container as its node sees it: the node (on kind a docker container of this
+   * machine, named as the node; the real node is this machine) and the container's id. Signals from
+   * the node reach every process of the container, its init included, which a signal from inside
+   * cannot kill.
+   */
+  record DatabaseContainer(String pod, String node, String id) {
+    static DatabaseContainer of(String ns, String pod) {
+      String id =
+          podField(ns, pod, "{.status.containerStatuses[?(@.name==\"database\")].containerID}");
+      assertThat(id).as(pod + "'s database container").matches("containerd://[0-9a-f]{64}");
+      String node = podField(ns, pod, "{.spec.nodeName}");
+      if (!cluster.isLocal()) {
+        assumeKindNode(node);
+      }
+      return new DatabaseContainer(pod, node, id.substring("containerd://".length()));
+    }
+
+    /** Runs {@link #CONTAINER_SIGNALS} ACTION on the node, ARGS after the container's id. */
+    void signal(String action, String... args) {
+      List<String> command = new ArrayList<>();
+      if (!cluster.isLocal()) {
+        command.addAll(List.of("/usr/bin/docker", "exec", node));
+      }
+      command.addAll(List.of("bash", "-c", CONTAINER_SIGNALS, "container-signals", action, id));
+      command.addAll(List.of(args));
+      LocalCluster.Result result = LocalCluster.exec(command, null);
+      assertThat(result.exitCode())
+          .as("%s of %s's database container on %s:%n%s", action, pod, node, result.output())
+          .isZero();
+    }
+  }
+
+  /**
+   * A container's processes from its node (as root): {@code stop ID} freezes every process of
+   * container ID with SIGSTOP (its server neither runs nor shuts down), {@code cont ID} lets them
+   * run again, {@code crash ID DIR} freezes them, deletes what DIR holds (the pod's data volume on
+   * the node) and kills them with SIGKILL, then waits until none is left. A container's processes
+   * are those whose cgroup path names its id (a kubelet's cgroups, systemd's or its own, do);
+   * freezing repeats until none runs, so that a process started meanwhile (a probe's exec) is
+   * frozen too.
+   */
+  static final String CONTAINER_SIGNALS =
+      """
+      set -euo pipefail
+      action=$1 id=$2
+      procs() { grep -l -- "$id" /proc/[0-9]*/cgroup 2>/dev/null | cut -d/ -f3 || true; }
+      state() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1 || true; }
+      # The container's processes that are still there, in a state (/proc/PID/stat) the regex $1
+      # does not match.
+      procs_not() {
+        local p s
+        for p in $(procs); do
+          s=$(state "$p")
+          [ -z "$s" ] || [[ $s =~ ^($1)$ ]] || echo "$p"
+        done
+      }
+      signal() { # signal SIGNAL PID...: a process gone meanwhile is no error
+        local sig=$1
+        shift
+        [ $# -eq 0 ] || kill "-$sig" "$@" 2>/dev/null || true
+      }
+      freeze() {
+        local running=() _
+        [ -n "$(procs)" ] || { echo "no process of container $id here" >&2; exit 1; }
+        for _ in $(seq 1 50); do
+          mapfile -t running < <(procs_not 'T|t|Z|X')
+          [ ${#running[@]} -gt 0 ] || return 0
+          signal STOP "${running[@]}"
+          sleep 0.1
+        done
+        echo "processes of container $id still running after 5 s: ${running[*]}" >&2
+        exit 1
+      }
+      case $action in
+        stop) freeze ;;
+        cont)
+          mapfile -t pids < <(procs)
+          signal CONT "${pids[@]}"
+          ;;
+        crash)
+          freeze
+          find "$3" -mindepth 1 -delete
+          mapfile -t pids < <(procs)
+          signal KILL "${pids[@]}"
+          for _ in $(seq 1 300); do
+            [ -n "$(procs_not 'Z|X')" ] || exit 0
+            sleep 0.1
+          done
+          echo "processes of container $id alive 30 s after SIGKILL: $(procs_not 'Z|X')" >&2
+          exit 1
+          ;;
+        *)
+          echo "unknown action $action" >&2
+          exit 2
+          ;;
+      esac
+      """;
+
+  /**
+   * The directory on its node that holds POD's data volume: the PersistentVolume of its claim,
+   * {@code hostPath} (kind's local-path-provisioner) or {@code local} (the real node's volumes).
+   */
+  static String dataDirectory(String ns, String pod) {
+    String volume =
+        ok("get", "pvc", "-n", ns, "data-" + pod, "-o", "jsonpath={.spec.volumeName}")
+            .stdout()
+            .strip();
+    String path =
+        ok("get", "pv", volume, "-o", "jsonpath={.spec.hostPath.path}{.spec.local.path}")
+            .stdout()
+            .strip();
+    assertThat(path).as("the node's directory of PersistentVolume " + volume).startsWith("/");
+    return path;
   }
 
   /** What differs between the engines: image, and the shell commands of the client pods. */
