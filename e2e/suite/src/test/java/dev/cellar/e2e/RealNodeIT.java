@@ -212,14 +212,16 @@ class RealNodeIT {
 
   /**
    * Failover, for each engine with three replicas in sync mode: a client writes a row every few
-   * tens of milliseconds through {@code <name>} while the primary crashes: frozen, its data
-   * volume's contents deleted from the node, killed with SIGKILL (no shutdown that could hand its
-   * last commits to the standbys), so its pod cannot serve again (a primary with an empty volume
-   * never starts once the Database has run). The client's writes resume through {@code <name>} on a
-   * promoted replica within 15 s of the first failed one; every acknowledged row is there
-   * (synchronous replication: none may be lost, not even under a crash); the old primary's pod
-   * comes back as a replica (cloned or seeded from the new primary) and receives the rows written
-   * after the failover.
+   * tens of milliseconds through {@code <name>}. Both standbys are held (every process stopped) for
+   * a second, in which no write may be acknowledged (a commit waits for a standby); then the
+   * primary crashes: frozen, its data volume's contents deleted from the node, killed with SIGKILL
+   * (no shutdown that could hand its last commits to the standbys), so its pod cannot serve again
+   * (a primary with an empty volume never starts once the Database has run). The client's writes
+   * resume through {@code <name>} on a promoted replica within 15 s of the first failed one; every
+   * acknowledged row is there (synchronous replication: none may be lost, not even under a crash
+   * that follows a moment in which the standbys received nothing); the old primary's pod comes back
+   * as a replica (cloned or seeded from the new primary) and receives the rows written after the
+   * failover.
    */
   @Test
   void postgresqlFailsOverWhenItsPrimaryIsLost() {
@@ -247,8 +249,11 @@ class RealNodeIT {
     timings.add(engine.name + ": failover: 3 replicas Ready in " + seconds(start) + " s");
     String primary = currentPrimary(ns);
     assertThat(primary).isEqualTo("orders-0");
+    // Found before the writer starts: the moment the standbys are held stays short.
     DatabaseContainer lost = DatabaseContainer.of(ns, primary);
     String lostData = dataDirectory(ns, primary);
+    List<DatabaseContainer> standbys =
+        List.of(DatabaseContainer.of(ns, "orders-1"), DatabaseContainer.of(ns, "orders-2"));
     assertThat(
             client(
                 ns,
@@ -274,9 +279,30 @@ class RealNodeIT {
         .pollInterval(Duration.ofMillis(500))
         .until(() -> writerLog(ns).acknowledged().size() >= 20);
 
-    // The primary crashes and loses its data; its container restarts on an empty volume.
-    long crashed = System.nanoTime();
-    lost.signal("crash", lostData);
+    // Both standbys held (every process stopped): nothing the primary commits now reaches either.
+    // Sync mode acknowledges none of it; a commit acknowledged without a standby would be lost
+    // with the primary below, however the crash is timed. Then the primary crashes and loses its
+    // data; its container restarts on an empty volume.
+    long crashed;
+    try {
+      standbys.forEach(c -> c.signal("stop"));
+      // The row under way when both were held may have reached one before: the rows after it.
+      int held = writerLog(ns).lastRow() + 1;
+      await("no write acknowledged while both standbys are held")
+          .during(Duration.ofSeconds(1))
+          // Each look is a kubectl logs, slow on a busy machine; the probes' limits are far off.
+          .atMost(Duration.ofSeconds(10))
+          .pollInterval(Duration.ofMillis(200))
+          .untilAsserted(
+              () ->
+                  assertThat(writerLog(ns).acknowledgedAfter(held))
+                      .as("rows acknowledged after row " + held + ", the standbys held")
+                      .isEmpty());
+      crashed = System.nanoTime();
+      lost.signal("crash", lostData);
+    } finally {
+      standbys.forEach(c -> c.signal("cont"));
+    }
     await("a replica promoted")
         .atMost(Duration.ofMinutes(1))
         .pollInterval(Duration.ofMillis(200))
