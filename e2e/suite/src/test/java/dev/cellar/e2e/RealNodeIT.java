@@ -249,11 +249,6 @@ class RealNodeIT {
     timings.add(engine.name + ": failover: 3 replicas Ready in " + seconds(start) + " s");
     String primary = currentPrimary(ns);
     assertThat(primary).isEqualTo("orders-0");
-    // Found before the writer starts: the moment the standbys are held stays short.
-    DatabaseContainer lost = DatabaseContainer.of(ns, primary);
-    String lostData = dataDirectory(ns, primary);
-    List<DatabaseContainer> standbys =
-        List.of(DatabaseContainer.of(ns, "orders-1"), DatabaseContainer.of(ns, "orders-2"));
     assertThat(
             client(
                 ns,
@@ -279,6 +274,11 @@ class RealNodeIT {
         .pollInterval(Duration.ofMillis(500))
         .until(() -> writerLog(ns).acknowledged().size() >= 20);
 
+    // Found first, by the containers that run now: the moment the standbys are held stays short.
+    DatabaseContainer lost = DatabaseContainer.of(ns, primary);
+    String lostData = dataDirectory(ns, primary);
+    List<DatabaseContainer> standbys =
+        List.of(DatabaseContainer.of(ns, "orders-1"), DatabaseContainer.of(ns, "orders-2"));
     // Both standbys held (every process stopped): nothing the primary commits now reaches either.
     // Sync mode acknowledges none of it; a commit acknowledged without a standby would be lost
     // with the primary below, however the crash is timed. Then the primary crashes and loses its
