@@ -11,6 +11,7 @@ import dev.cellar.api.v1.MonitoringSpec;
 import dev.cellar.api.v1.Phase;
 import dev.cellar.operator.DatabaseReconciler;
 import dev.cellar.operator.cache.CachePruning;
+import dev.cellar.testkit.EngineImages;
 import dev.cellar.testkit.LocalCluster;
 import dev.cellar.testkit.LocalOperator;
 import dev.cellar.testkit.Prerequisites;
@@ -23,6 +24,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -31,21 +33,29 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The commands that need real database processes, on the local cluster's real node (only with
- * {@code CELLAR_REAL_NODE=true}, as bin/test runs it, else skipped or in CI failed; as root, under
- * {@code flock /work/coord/realnode.lock} on shared machines): psql through kubectl exec, a backup
- * now that ends in a dump, and a restore of that dump into a new Database that answers with the
- * data. The plugin runs as users run it: the launcher {@code target/kubectl-cellar}, with the local
- * cluster's kubectl.
+ * The commands that need real database processes, on the local cluster's real node or on another
+ * cluster of real nodes named by {@code CELLAR_KUBECONFIG}, such as kind's (only with {@code
+ * CELLAR_REAL_NODE=true}, as bin/test runs it, else skipped or in CI failed; for the real node as
+ * root, under {@code flock /work/coord/realnode.lock} on shared machines): psql through kubectl
+ * exec, a backup now that ends in a dump, and a restore of that dump into a new Database that
+ * answers with the data. The plugin runs as users run it: the launcher {@code
+ * target/kubectl-cellar}, with the project's kubectl. The reconciler runs in the test JVM: on
+ * another cluster, no Cellar operator of its own may run there (the e2e suite leaves its Deployment
+ * scaled to zero).
  */
 @ExtendWith(Prerequisites.RealNode.class)
 class PluginRealNodeIT {
   static final Duration READY = Duration.ofMinutes(5);
-  static final String IMAGE = "cellar.local/postgres:15";
   static final String STORAGE_CLASS = "real-local";
 
   static LocalCluster cluster;
   static boolean startedNode;
+
+  /**
+   * The PostgreSQL image: the real node's, or on another cluster the one its nodes hold
+   * (CELLAR_E2E_IMAGES), whose tag is the version.
+   */
+  static String image = "cellar.local/postgres:15";
 
   static KubernetesClient admin() {
     return LocalCluster.get().newClient();
@@ -54,7 +64,16 @@ class PluginRealNodeIT {
   @BeforeAll
   static void realNode() {
     cluster = LocalCluster.get();
-    assumeTrue(cluster.isLocal(), "the real node joins the local cluster only");
+    if (!cluster.isLocal()) {
+      // Another cluster (kind): its pods are real already, and no registry may be reachable.
+      Optional<String> held = EngineImages.fromEnvironment().of("postgresql");
+      assumeTrue(
+          held.isPresent(),
+          "CELLAR_E2E_IMAGES names no postgresql image that the nodes hold"
+              + " (e2e/kind/kind-cluster engine-images prints it for kind)");
+      image = held.get();
+      return;
+    }
     startedNode = node("status").exitCode() != 0;
     LocalCluster.Result up = node("up");
     assertThat(up.exitCode()).as("e2e/local-cluster node up:\n" + up.tail(40)).isZero();
@@ -105,9 +124,13 @@ class PluginRealNodeIT {
     command.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
     Map<String, String> env = new HashMap<>(pb.environment());
-    Path kubectl = Path.of(System.getProperty("user.home"), ".cache/cellar/bin/current/kubectl");
-    if (Files.isExecutable(kubectl)) {
-      env.put("KUBECTL", kubectl.toString());
+    // The local cluster's kubectl, else the one built with kind's node image.
+    for (String bin : List.of("current", "kind")) {
+      Path kubectl = Path.of(System.getProperty("user.home"), ".cache/cellar/bin", bin, "kubectl");
+      if (Files.isExecutable(kubectl)) {
+        env.put("KUBECTL", kubectl.toString());
+        break;
+      }
     }
     pb.environment().putAll(env);
     Process p = pb.start();
@@ -120,11 +143,12 @@ class PluginRealNodeIT {
 
   @Test
   void psqlBackupAndRestoreWithRealPostgres() throws Exception {
-    DatabaseSpec spec = new DatabaseSpec(Engine.POSTGRESQL, "15", "1Gi");
-    spec.setImage(IMAGE);
-    // The real node has no exporter image (the Go module proxy here does not serve the exporters).
+    DatabaseSpec spec = new DatabaseSpec(Engine.POSTGRESQL, EngineImages.tag(image), "1Gi");
+    spec.setImage(image);
+    // The nodes have no exporter image (the Go module proxy here does not serve the exporters).
     spec.setMonitoring(new MonitoringSpec(false, null));
-    spec.setStorageClassName(STORAGE_CLASS);
+    // The real node's local volumes; elsewhere the cluster's default StorageClass.
+    spec.setStorageClassName(cluster.isLocal() ? STORAGE_CLASS : null);
     spec.getBackup().setVerify(false);
     operator.create(new Database(null, "pg", spec));
     awaitReady("pg");

@@ -20,7 +20,6 @@ import dev.cellar.e2e.RealNodeIT.Engine;
 import dev.cellar.testkit.LocalCluster;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.api.AfterAll;
@@ -31,13 +30,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
- * A rolling update that keeps writes going (issue #16), on the real node with PostgreSQL, three
- * replicas and synchronous replication (both standbys quorum-synchronous, before and after): a
- * version change (15 to 15.14, its image a new tag of the same server) gives every pod a new
- * template while a client writes through {@code <name>}. Cellar replaces the replicas first,
- * switches over once to an updated replica, and replaces the former primary last: one SwitchedOver
- * Event, no acknowledged row lost, and the client's outage window measured (first failed write to
- * the next acknowledged one).
+ * A rolling update that keeps writes going (issue #16), with PostgreSQL, three replicas and
+ * synchronous replication (both standbys quorum-synchronous, before and after): a version change
+ * (15 to 15.14, its image a new tag of the same server in every node's containerd, on the real node
+ * and on kind alike) gives every pod a new template while a client writes through {@code <name>}.
+ * Cellar replaces the replicas first, switches over once to an updated replica, and replaces the
+ * former primary last: one SwitchedOver Event, no acknowledged row lost, and the client's outage
+ * window measured (first failed write to the next acknowledged one).
  *
  * <p>Shares {@link RealNodeIT}'s lifecycle: local cluster with {@code CELLAR_REAL_NODE=true}, or
  * kind.
@@ -108,17 +107,12 @@ class RollingUpdateRealNodeIT {
         .pollInterval(Duration.ofMillis(500))
         .until(() -> okRows(ns) >= 20);
 
-    // A new version: on the real node, the same server under a new tag (no second PostgreSQL 15
-    // build is to be had offline), named by spec.version and spec.image as a user's upgrade
-    // would; on kind, whose nodes hold one tag, a resources change (a new template too).
-    String change;
-    if (LocalCluster.get().isLocal()) {
-      LocalCluster.Result tagged = RealNodeIT.node("tag", engine.image(), NEW_IMAGE);
-      assertThat(tagged.exitCode()).as("node tag:\n" + tagged.tail(10)).isZero();
-      change = "{\"spec\":{\"version\":\"" + NEW_VERSION + "\",\"image\":\"" + NEW_IMAGE + "\"}}";
-    } else {
-      change = "{\"spec\":{\"resources\":{\"requests\":{\"cpu\":\"110m\"}}}}";
-    }
+    // A new version: the same server under a new tag in every node's containerd (no second
+    // PostgreSQL 15 build is to be had offline), named by spec.version and spec.image as a user's
+    // upgrade would.
+    tagOnEveryNode(engine.image(), NEW_IMAGE);
+    String change =
+        "{\"spec\":{\"version\":\"" + NEW_VERSION + "\",\"image\":\"" + NEW_IMAGE + "\"}}";
     long asked = System.nanoTime();
     ok("patch", "db", "-n", ns, "orders", "--type", "merge", "-p", change);
     await("every pod replaced, Ready again")
@@ -148,25 +142,9 @@ class RollingUpdateRealNodeIT {
     ok("exec", "-n", ns, "client-writer", "--", "touch", "/tmp/stop");
     String log = awaitClient(ns, "writer", Duration.ofMinutes(1));
 
-    long firstFail = -1;
-    long resumed = -1;
-    long worst = 0;
-    List<String> acknowledged = new ArrayList<>();
-    for (String line :
-        log.lines().filter(l -> l.startsWith("ok ") || l.startsWith("fail ")).toList()) {
-      String[] f = line.split(" ", 4);
-      long at = Long.parseLong(f[2]);
-      if (f[0].equals("ok")) {
-        acknowledged.add(f[1]);
-        if (firstFail >= 0) {
-          worst = Math.max(worst, at - firstFail);
-          firstFail = -1;
-          resumed = at;
-        }
-      } else if (firstFail < 0) {
-        firstFail = at;
-      }
-    }
+    RealNodeIT.WriterLog writes = RealNodeIT.WriterLog.parse(log);
+    List<String> acknowledged = writes.acknowledged();
+    long worst = writes.longestOutage();
     String events =
         kubectl(
                 "get",
@@ -205,17 +183,35 @@ class RollingUpdateRealNodeIT {
         .as("no failover during the rollout")
         .isZero();
     assertThat(worst).as("longest client outage in ms\n" + log).isLessThan(15_000);
+    // status.version: the version the StatefulSet runs (its cellar.dev/version annotation), named
+    // once the rollout is done.
+    assertThat(kubectl("get", "db", "-n", ns, "orders", "-o", "jsonpath={.status.version}"))
+        .extracting(r -> r.stdout().strip())
+        .isEqualTo(NEW_VERSION);
+    assertThat(
+            RealNodeIT.eachPod(ns, "orders", "{.spec.containers[?(@.name==\"database\")].image}")
+                .lines()
+                .toList())
+        .as("every pod on the new version's image")
+        .hasSize(3)
+        .containsOnly(NEW_IMAGE);
+  }
+
+  /**
+   * IMAGE also as NAME in every node's containerd: the real node's ({@code e2e/local-cluster node
+   * tag}), or each kind node's (a docker container of this machine, named as the node).
+   */
+  static void tagOnEveryNode(String image, String name) {
     if (LocalCluster.get().isLocal()) {
-      assertThat(kubectl("get", "db", "-n", ns, "orders", "-o", "jsonpath={.status.version}"))
-          .extracting(r -> r.stdout().strip())
-          .isEqualTo(NEW_VERSION);
-      assertThat(
-              RealNodeIT.eachPod(ns, "orders", "{.spec.containers[?(@.name==\"database\")].image}")
-                  .lines()
-                  .toList())
-          .as("every pod on the new version's image")
-          .hasSize(3)
-          .containsOnly(NEW_IMAGE);
+      LocalCluster.Result tagged = RealNodeIT.node("tag", image, name);
+      assertThat(tagged.exitCode()).as("node tag:\n" + tagged.tail(10)).isZero();
+      return;
+    }
+    String nodes = ok("get", "nodes", "-o", "jsonpath={.items[*].metadata.name}").stdout().strip();
+    for (String node : nodes.split(" ")) {
+      RealNodeIT.assumeKindNode(node);
+      RealNodeIT.docker(
+          "exec", node, "ctr", "-n", "k8s.io", "images", "tag", "--force", image, name);
     }
   }
 
@@ -229,12 +225,7 @@ class RollingUpdateRealNodeIT {
   }
 
   static int okRows(String ns) {
-    return (int)
-        kubectl("logs", "-n", ns, "client-writer")
-            .stdout()
-            .lines()
-            .filter(l -> l.startsWith("ok "))
-            .count();
+    return RealNodeIT.writerLog(ns).acknowledged().size();
   }
 
   /** Every pod on the StatefulSet's update revision. */

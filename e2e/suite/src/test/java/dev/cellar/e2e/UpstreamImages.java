@@ -1,5 +1,6 @@
 package dev.cellar.e2e;
 
+import dev.cellar.testkit.EngineImages;
 import dev.cellar.testkit.LocalCluster;
 import dev.cellar.testkit.Prerequisites;
 import io.fabric8.kubernetes.api.model.ContainerImage;
@@ -9,7 +10,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -107,12 +107,12 @@ final class UpstreamImages {
     if (held(present, official.officialImage())) {
       return official;
     }
-    Map<String, String> substitutes = substitutes();
+    Map<String, String> substitutes = EngineImages.fromEnvironment().images();
     Optional<Run> substitute =
         Stream.of(official.engine(), "mysql".equals(official.engine()) ? "mariadb" : "")
             .filter(substitutes::containsKey)
             .findFirst()
-            .map(e -> new Run(e, tag(substitutes.get(e)), substitutes.get(e)));
+            .map(e -> new Run(e, EngineImages.tag(substitutes.get(e)), substitutes.get(e)));
     Prerequisites.require(
         substitute.isPresent(),
         official.officialImage() + " on the nodes, or an image of the engine named to stand in",
@@ -133,29 +133,6 @@ final class UpstreamImages {
         run.image(),
         official.officialImage());
     return run;
-  }
-
-  /** CELLAR_E2E_IMAGES: {@code engine=image} pairs, comma-separated. */
-  static Map<String, String> substitutes() {
-    Map<String, String> map = new LinkedHashMap<>();
-    String value = Optional.ofNullable(System.getenv("CELLAR_E2E_IMAGES")).orElse("");
-    for (String pair : value.split(",")) {
-      String[] kv = pair.strip().split("=", 2);
-      if (kv.length == 2 && !kv[0].isBlank() && !kv[1].isBlank()) {
-        map.put(kv[0].strip(), kv[1].strip());
-      }
-    }
-    return map;
-  }
-
-  /** An image reference's tag (its version, for the project's images). */
-  static String tag(String image) {
-    int slash = image.lastIndexOf('/');
-    int colon = image.lastIndexOf(':');
-    if (colon <= slash) {
-      throw new IllegalArgumentException("CELLAR_E2E_IMAGES: " + image + " has no tag");
-    }
-    return image.substring(colon + 1);
   }
 
   static boolean held(Set<String> present, String image) {
