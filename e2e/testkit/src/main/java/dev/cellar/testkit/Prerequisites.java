@@ -2,6 +2,7 @@ package dev.cellar.testkit;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.function.Function;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
@@ -42,9 +43,15 @@ public final class Prerequisites {
 
   /**
    * An executable that {@code e2e/cluster/build.sh tools} builds (helm, kube-score), at {@code
-   * path}.
+   * path}. A missing one is asked of build.sh first, which waits for a build under way (bin/test
+   * builds the tools beside the first tests instead of before them) or builds it.
    */
   public static void requireTool(Path path) {
+    if (!Files.isExecutable(path)) {
+      Path root = LocalCluster.repoRoot();
+      LocalCluster.exec(
+          List.of(root.resolve("e2e/cluster/build.sh").toString(), "tools"), root.toFile());
+    }
     require(
         Files.isExecutable(path),
         path.getFileName() + " at " + path,
