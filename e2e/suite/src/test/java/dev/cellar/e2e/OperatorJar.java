@@ -22,6 +22,7 @@ import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -140,8 +141,17 @@ final class OperatorJar extends Cellar {
     }
   }
 
+  /**
+   * The packaged operator: {@code operator/target/cellar-operator.jar}, or the copy {@code
+   * CELLAR_OPERATOR_JAR} names (bin/test runs this suite beside a build of the operator module,
+   * which rewrites the jar in target/ while the operators of this suite run from it).
+   */
   private static Path jar() {
-    Path jar = LocalCluster.repoRoot().resolve("operator/target/cellar-operator.jar");
+    Path jar =
+        Optional.ofNullable(System.getenv("CELLAR_OPERATOR_JAR"))
+            .filter(s -> !s.isBlank())
+            .map(Path::of)
+            .orElse(LocalCluster.repoRoot().resolve("operator/target/cellar-operator.jar"));
     if (!Files.exists(jar)) {
       throw new IllegalStateException(jar + " is missing: run mvn package first");
     }
