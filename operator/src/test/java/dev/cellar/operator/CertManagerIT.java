@@ -130,7 +130,8 @@ class CertManagerIT extends ReconcilerTestBase {
         .contains(name + "-server-tls")
         .doesNotContain(name + "-tls");
 
-    // cert-manager installed: noticed within the CRD's recheck, and the Certificate created.
+    // cert-manager installed: noticed within the CRD's recheck (CRD_RECHECK_SECONDS, which
+    // operator/pom.xml shortens), and the Certificate created.
     client
         .apiextensions()
         .v1()
@@ -138,7 +139,7 @@ class CertManagerIT extends ReconcilerTestBase {
         .resource(Serialization.unmarshal(CERTIFICATE_CRD, CustomResourceDefinition.class))
         .serverSideApply();
     await("the Certificate")
-        .atMost(CONVERGE.plus(PodMonitorDependent.PrometheusOperatorPresent.RECHECK))
+        .atMost(CONVERGE.plus(PodMonitorDependent.PrometheusOperatorPresent.recheck()))
         .pollInterval(Duration.ofSeconds(1))
         .until(() -> child(Certificate.class, name + "-server") != null);
     Certificate certificate = child(Certificate.class, name + "-server");

@@ -272,13 +272,14 @@ class MonitoringIT extends ReconcilerTestBase {
     edit(name, s -> s.setMonitoring(new MonitoringSpec(false, null)));
     await("PodMonitor removed").atMost(CONVERGE).until(() -> child(PodMonitor.class, name) == null);
 
-    // The Prometheus Operator uninstalled while Cellar runs: within a minute (the CRD's recheck)
-    // Cellar stops asking for PodMonitors, and a monitored Database made meanwhile becomes Ready.
+    // The Prometheus Operator uninstalled while Cellar runs: within the CRD's recheck (a minute;
+    // CRD_RECHECK_SECONDS, which operator/pom.xml shortens) Cellar stops asking for PodMonitors,
+    // and a monitored Database made meanwhile becomes Ready.
     deletePodMonitorCrd();
     String after = "after-uninstall";
     operator.create(new Database(null, after, spec(Engine.POSTGRESQL, "16", 1)));
     await(after + " Ready without the PodMonitor CRD")
-        .atMost(CONVERGE.plus(PodMonitorDependent.PrometheusOperatorPresent.RECHECK))
+        .atMost(CONVERGE.plus(PodMonitorDependent.PrometheusOperatorPresent.recheck()))
         .pollInterval(Duration.ofSeconds(1))
         .untilAsserted(
             () -> {
