@@ -33,6 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -41,8 +42,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Secret (whose password appears nowhere else), the metrics port on the pods, the headless Service
  * and the NetworkPolicy, and all of it gone but the Secret when monitoring is turned off; a
  * PodMonitor where the Prometheus Operator's CRD is installed (this class installs a reduced one
- * and removes it after).
+ * and removes it after). Cluster-wide: every operator looks that CRD up, and one in another test
+ * JVM would start making PodMonitors and then fail its reconciles while the CRD goes, so this class
+ * runs alone (operator/pom.xml).
  */
+@Tag("cluster-wide")
 class MonitoringIT extends ReconcilerTestBase {
   static final KubernetesClient client = LocalCluster.get().newClient();
 

@@ -14,9 +14,11 @@ import dev.cellar.testkit.LocalOperator;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.EventSource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -89,6 +91,17 @@ abstract class ReconcilerTestBase {
 
   <T extends HasMetadata> T child(Class<T> type, String name) {
     return operator().get(type, name);
+  }
+
+  /** The Database's server pods, as the API server has them. */
+  List<Pod> pods(String name) {
+    return client()
+        .pods()
+        .inNamespace(operator().getNamespace())
+        .withLabel(Keys.INSTANCE, name)
+        .withLabel(Keys.COMPONENT, Keys.Component.DATABASE.value())
+        .list()
+        .getItems();
   }
 
   void edit(String name, Consumer<DatabaseSpec> change) {
