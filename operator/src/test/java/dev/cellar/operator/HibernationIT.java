@@ -19,12 +19,9 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -126,26 +123,12 @@ class HibernationIT extends ReconcilerTestBase {
                 child(Secret.class, name + "-credentials").getMetadata().getResourceVersion(),
                 child(ConfigMap.class, name + "-config").getMetadata().getResourceVersion(),
                 child(CronJob.class, name + "-backup").getMetadata().getResourceVersion());
-    List<String> before = versions.get();
-    AtomicInteger touches = new AtomicInteger();
-    await("40 idle seconds while hibernated, with a reconcile every 10 s")
-        .during(Duration.ofSeconds(40))
-        .atMost(Duration.ofMinutes(2))
-        .pollInterval(Duration.ofSeconds(10))
-        .until(
-            () -> {
-              boolean same = versions.get().equals(before);
-              client
-                  .apps()
-                  .statefulSets()
-                  .inNamespace(operator.getNamespace())
-                  .withName(name)
-                  .patch(
-                      PatchContext.of(PatchType.JSON_MERGE),
-                      "{\"metadata\":{\"annotations\":{\"cellar.dev/test-touch\":\""
-                          + touches.incrementAndGet()
-                          + "\"}}}");
-              return same;
-            });
+    awaitNoWrites(
+        "40 idle seconds while hibernated, with a reconcile every 10 s",
+        versions,
+        Duration.ofSeconds(40),
+        Duration.ofMinutes(2),
+        StatefulSet.class,
+        name);
   }
 }
