@@ -18,7 +18,8 @@ public record OperatorSettings(
     LogFormat logFormat,
     int reconcileThreads,
     Duration crdRecheck,
-    Duration lagPoll) {
+    Duration lagPoll,
+    Duration credentialsRetry) {
 
   /** How log lines are written. */
   public enum LogFormat {
@@ -50,6 +51,8 @@ public record OperatorSettings(
               + " cert-manager's CRDs are installed, 1-3600 (default 60)",
           "  LAG_POLL_SECONDS    how often each replica is asked how far behind it is, 1-3600"
               + " (default 30)",
+          "  CREDENTIALS_RETRY_SECONDS  how soon changed passwords a server refused are applied"
+              + " again, 1-3600 (default 30)",
           "",
           "The cluster comes from the in-cluster ServiceAccount or the current kubeconfig"
               + " (KUBECONFIG).");
@@ -63,7 +66,8 @@ public record OperatorSettings(
         logFormat(env.getOrDefault("LOG_FORMAT", "")),
         integer(env, "RECONCILE_THREADS", 10, 1, 100),
         Duration.ofSeconds(integer(env, "CRD_RECHECK_SECONDS", 60, 1, 3600)),
-        Duration.ofSeconds(integer(env, "LAG_POLL_SECONDS", 30, 1, 3600)));
+        Duration.ofSeconds(integer(env, "LAG_POLL_SECONDS", 30, 1, 3600)),
+        Duration.ofSeconds(integer(env, "CREDENTIALS_RETRY_SECONDS", 30, 1, 3600)));
   }
 
   private static OperatorSettings ofProcess;

@@ -19,6 +19,7 @@ class OperatorSettingsTest {
     assertThat(s.reconcileThreads()).isEqualTo(10);
     assertThat(s.crdRecheck()).isEqualTo(Duration.ofMinutes(1));
     assertThat(s.lagPoll()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(s.credentialsRetry()).isEqualTo(Duration.ofSeconds(30));
   }
 
   @Test
@@ -33,7 +34,8 @@ class OperatorSettingsTest {
                 "LOG_FORMAT", "json",
                 "RECONCILE_THREADS", "4",
                 "CRD_RECHECK_SECONDS", "5",
-                "LAG_POLL_SECONDS", "2"));
+                "LAG_POLL_SECONDS", "2",
+                "CREDENTIALS_RETRY_SECONDS", "3"));
     assertThat(s.watchNamespaces()).containsExactlyInAnyOrder("a", "b");
     assertThat(s.leaderElection()).isTrue();
     assertThat(s.operatorNamespace()).isEqualTo("ops");
@@ -42,6 +44,7 @@ class OperatorSettingsTest {
     assertThat(s.reconcileThreads()).isEqualTo(4);
     assertThat(s.crdRecheck()).isEqualTo(Duration.ofSeconds(5));
     assertThat(s.lagPoll()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(s.credentialsRetry()).isEqualTo(Duration.ofSeconds(3));
   }
 
   @Test
@@ -73,6 +76,7 @@ class OperatorSettingsTest {
             "LOG_FORMAT",
             "RECONCILE_THREADS",
             "CRD_RECHECK_SECONDS",
-            "LAG_POLL_SECONDS");
+            "LAG_POLL_SECONDS",
+            "CREDENTIALS_RETRY_SECONDS");
   }
 }
