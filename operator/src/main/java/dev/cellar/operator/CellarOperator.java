@@ -52,7 +52,7 @@ public final class CellarOperator {
     }
     OperatorSettings settings;
     try {
-      settings = OperatorSettings.from(System.getenv());
+      settings = OperatorSettings.ofProcess();
     } catch (OperatorSettings.InvalidSetting e) {
       System.err.println("cellar-operator: " + e.getMessage());
       System.exit(2);

@@ -29,6 +29,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -38,8 +39,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * this test writes what cert-manager would), Cellar creates the Certificate with its certificate's
  * names and labels, the pods mount the Secret cert-manager writes, the credentials Secret carries
  * that Secret's CA, and status.tls its expiry (a Certificate left unissued is TlsStateTest's). The
- * CRD is removed after.
+ * CRD is removed after. Cluster-wide, as MonitoringIT: every operator looks the CRD up, so this
+ * class runs alone (operator/pom.xml).
  */
+@Tag("cluster-wide")
 class CertManagerIT extends ReconcilerTestBase {
   static final KubernetesClient client = LocalCluster.get().newClient();
 
@@ -130,7 +133,8 @@ class CertManagerIT extends ReconcilerTestBase {
         .contains(name + "-server-tls")
         .doesNotContain(name + "-tls");
 
-    // cert-manager installed: noticed within the CRD's recheck, and the Certificate created.
+    // cert-manager installed: noticed within the CRD's recheck (CRD_RECHECK_SECONDS, which
+    // operator/pom.xml shortens), and the Certificate created.
     client
         .apiextensions()
         .v1()
@@ -138,7 +142,7 @@ class CertManagerIT extends ReconcilerTestBase {
         .resource(Serialization.unmarshal(CERTIFICATE_CRD, CustomResourceDefinition.class))
         .serverSideApply();
     await("the Certificate")
-        .atMost(CONVERGE.plus(PodMonitorDependent.PrometheusOperatorPresent.RECHECK))
+        .atMost(CONVERGE.plus(PodMonitorDependent.PrometheusOperatorPresent.recheck()))
         .pollInterval(Duration.ofSeconds(1))
         .until(() -> child(Certificate.class, name + "-server") != null);
     Certificate certificate = child(Certificate.class, name + "-server");

@@ -28,8 +28,6 @@ import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
@@ -408,30 +406,15 @@ class DatabaseReconcilerIT extends ReconcilerTestBase {
         .atMost(CONVERGE)
         .pollInterval(Duration.ofSeconds(5))
         .until(() -> last.set(0, versions.get()).equals(last.get(0)));
-    List<String> before = versions.get();
     // Each poll also touches the pod, an event that makes the operator reconcile: a reconcile with
     // nothing to do must write nothing (the headless Service was once updated on every one).
-    java.util.concurrent.atomic.AtomicInteger touches =
-        new java.util.concurrent.atomic.AtomicInteger();
-    await("90 idle seconds with a reconcile every 10 s")
-        .during(Duration.ofSeconds(90))
-        .atMost(Duration.ofMinutes(3))
-        .pollInterval(Duration.ofSeconds(10))
-        .until(
-            () -> {
-              boolean same = versions.get().equals(before);
-              operator
-                  .getKubernetesClient()
-                  .pods()
-                  .inNamespace(operator.getNamespace())
-                  .withName("idle-0")
-                  .patch(
-                      PatchContext.of(PatchType.JSON_MERGE),
-                      "{\"metadata\":{\"annotations\":{\"cellar.dev/test-touch\":\""
-                          + touches.incrementAndGet()
-                          + "\"}}}");
-              return same;
-            });
+    awaitNoWrites(
+        "90 idle seconds with a reconcile every 10 s",
+        versions,
+        Duration.ofSeconds(90),
+        Duration.ofMinutes(3),
+        Pod.class,
+        "idle-0");
   }
 
   @Test

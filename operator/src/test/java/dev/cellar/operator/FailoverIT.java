@@ -175,7 +175,7 @@ class FailoverIT extends ReconcilerTestBase {
     spec.setBackupEnabled(false);
     operator.create(new Database(null, "lag", spec));
     awaitPhase("lag", Phase.Ready);
-    Duration poll = ReplicationLag.PERIOD.plusSeconds(15);
+    Duration poll = ReplicationLag.period().plusSeconds(15);
     await("both replicas' lag in the status")
         .atMost(poll)
         .untilAsserted(() -> assertThat(lagsOf("lag")).containsExactly("lag-1=0", "lag-2=0"));
@@ -190,8 +190,8 @@ class FailoverIT extends ReconcilerTestBase {
     // Nothing changes now: a whole poll period and more without a write.
     String version = get("lag").getMetadata().getResourceVersion();
     await("no write while the lag stays")
-        .during(ReplicationLag.PERIOD.plusSeconds(5))
-        .atMost(ReplicationLag.PERIOD.plusSeconds(15))
+        .during(ReplicationLag.period().plusSeconds(5))
+        .atMost(ReplicationLag.period().plusSeconds(15))
         .until(() -> get("lag").getMetadata().getResourceVersion().equals(version));
   }
 

@@ -33,6 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -41,8 +42,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Secret (whose password appears nowhere else), the metrics port on the pods, the headless Service
  * and the NetworkPolicy, and all of it gone but the Secret when monitoring is turned off; a
  * PodMonitor where the Prometheus Operator's CRD is installed (this class installs a reduced one
- * and removes it after).
+ * and removes it after). Cluster-wide: every operator looks that CRD up, and one in another test
+ * JVM would start making PodMonitors and then fail its reconciles while the CRD goes, so this class
+ * runs alone (operator/pom.xml).
  */
+@Tag("cluster-wide")
 class MonitoringIT extends ReconcilerTestBase {
   static final KubernetesClient client = LocalCluster.get().newClient();
 
@@ -272,13 +276,14 @@ class MonitoringIT extends ReconcilerTestBase {
     edit(name, s -> s.setMonitoring(new MonitoringSpec(false, null)));
     await("PodMonitor removed").atMost(CONVERGE).until(() -> child(PodMonitor.class, name) == null);
 
-    // The Prometheus Operator uninstalled while Cellar runs: within a minute (the CRD's recheck)
-    // Cellar stops asking for PodMonitors, and a monitored Database made meanwhile becomes Ready.
+    // The Prometheus Operator uninstalled while Cellar runs: within the CRD's recheck (a minute;
+    // CRD_RECHECK_SECONDS, which operator/pom.xml shortens) Cellar stops asking for PodMonitors,
+    // and a monitored Database made meanwhile becomes Ready.
     deletePodMonitorCrd();
     String after = "after-uninstall";
     operator.create(new Database(null, after, spec(Engine.POSTGRESQL, "16", 1)));
     await(after + " Ready without the PodMonitor CRD")
-        .atMost(CONVERGE.plus(PodMonitorDependent.PrometheusOperatorPresent.RECHECK))
+        .atMost(CONVERGE.plus(PodMonitorDependent.PrometheusOperatorPresent.recheck()))
         .pollInterval(Duration.ofSeconds(1))
         .untilAsserted(
             () -> {

@@ -14,13 +14,19 @@ import dev.cellar.testkit.LocalOperator;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.EventSource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /** What the reconciler ITs share: the operator in this JVM, one namespace per class, waits. */
@@ -91,6 +97,17 @@ abstract class ReconcilerTestBase {
     return operator().get(type, name);
   }
 
+  /** The Database's server pods, as the API server has them. */
+  List<Pod> pods(String name) {
+    return client()
+        .pods()
+        .inNamespace(operator().getNamespace())
+        .withLabel(Keys.INSTANCE, name)
+        .withLabel(Keys.COMPONENT, Keys.Component.DATABASE.value())
+        .list()
+        .getItems();
+  }
+
   void edit(String name, Consumer<DatabaseSpec> change) {
     Database db = get(name);
     change.accept(db.getSpec());
@@ -111,6 +128,40 @@ abstract class ReconcilerTestBase {
               assertThat(db.getStatus().getPhase()).as(describe(db)).isEqualTo(phase);
             });
     return get(name);
+  }
+
+  /**
+   * Waits until nothing was written for {@code idle} though reconciles keep coming: every 10 s
+   * {@code versions} (resourceVersions, generations) are compared with what they were when this
+   * began, and {@code touched} is annotated, an event that makes the operator reconcile.
+   */
+  void awaitNoWrites(
+      String description,
+      Supplier<List<String>> versions,
+      Duration idle,
+      Duration atMost,
+      Class<? extends HasMetadata> touchedType,
+      String touched) {
+    List<String> before = versions.get();
+    AtomicInteger touches = new AtomicInteger();
+    await(description)
+        .during(idle)
+        .atMost(atMost)
+        .pollInterval(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              boolean same = versions.get().equals(before);
+              client()
+                  .resources(touchedType)
+                  .inNamespace(operator().getNamespace())
+                  .withName(touched)
+                  .patch(
+                      PatchContext.of(PatchType.JSON_MERGE),
+                      "{\"metadata\":{\"annotations\":{\"cellar.dev/test-touch\":\""
+                          + touches.incrementAndGet()
+                          + "\"}}}");
+              return same;
+            });
   }
 
   boolean hasEvent(String database, String reason) {

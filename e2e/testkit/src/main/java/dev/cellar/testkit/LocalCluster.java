@@ -15,11 +15,14 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The Kubernetes cluster the tests run against: the project's local cluster ({@code
- * e2e/local-cluster}, started once per test JVM), or any cluster named by a kubeconfig through the
- * environment variable {@code CELLAR_KUBECONFIG} or the system property {@code cellar.kubeconfig}.
+ * e2e/local-cluster}, started by the first test JVM that needs it), or any cluster named by a
+ * kubeconfig through the environment variable {@code CELLAR_KUBECONFIG} or the system property
+ * {@code cellar.kubeconfig}.
  *
- * <p>A local cluster that this JVM started is stopped when the JVM exits, unless {@code
- * CELLAR_KEEP_CLUSTER=true}; one that was already running is left as it was.
+ * <p>A local cluster that a test JVM started is stopped when the last test JVM using it exits
+ * ({@link ClusterUsers}: failsafe's forks share it, and the first to finish must not stop it under
+ * the others), unless {@code CELLAR_KEEP_CLUSTER=true}; one that was running before any test JVM
+ * used it (bin/test starts it once for every module) is left as it was.
  */
 public final class LocalCluster {
   private static LocalCluster instance;
@@ -57,9 +60,13 @@ public final class LocalCluster {
       return new LocalCluster(root, path, false);
     }
     Path script = root.resolve("e2e/local-cluster");
+    Path dir = root.resolve(stateDir());
+    // Joined before `up`: a JVM that is stopping the cluster finishes that first.
+    ClusterUsers users = ClusterUsers.join(dir.resolveSibling(dir.getFileName() + ".users"));
     boolean wasRunning = run(script, "status").exitCode() == 0;
     Result up = run(script, "up");
     if (up.exitCode() != 0) {
+      users.close();
       throw new IllegalStateException(
           "the local cluster did not start (e2e/local-cluster up exited "
               + up.exitCode()
@@ -68,14 +75,56 @@ public final class LocalCluster {
     }
     String last = up.lastStdoutLine();
     if (!last.startsWith("KUBECONFIG=")) {
+      users.close();
       throw new IllegalStateException(
           "e2e/local-cluster up did not print KUBECONFIG=... last:\n" + up.tail(40));
     }
-    if (!wasRunning && !Boolean.parseBoolean(System.getenv("CELLAR_KEEP_CLUSTER"))) {
-      Runtime.getRuntime()
-          .addShutdownHook(new Thread(() -> run(script, "down"), "local-cluster-down"));
+    Path kubeconfig = Path.of(last.substring("KUBECONFIG=".length()));
+    Path marker = kubeconfig.resolveSibling(STARTED_BY_TESTS);
+    if (!wasRunning && !keep()) {
+      markStartedByTests(marker);
     }
-    return new LocalCluster(root, Path.of(last.substring("KUBECONFIG=".length())), true);
+    Runtime.getRuntime()
+        .addShutdownHook(new Thread(() -> leave(users, script, marker), "local-cluster-leave"));
+    return new LocalCluster(root, kubeconfig, true);
+  }
+
+  /**
+   * The file in the cluster's state directory that says a test JVM started the cluster, so the last
+   * test JVM to leave stops it: the JVM that started it may not be the last one using it. In the
+   * state directory, it goes with the cluster (`down`), and a cluster started otherwise never has
+   * one.
+   */
+  static final String STARTED_BY_TESTS = "started-by-tests";
+
+  private static void markStartedByTests(Path marker) {
+    try {
+      Files.writeString(
+          marker,
+          "started by test JVM "
+              + ProcessHandle.current().pid()
+              + ": the last test JVM to leave stops it\n");
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot write " + marker, e);
+    }
+  }
+
+  /** At exit: the last test JVM stops a cluster that a test JVM started. */
+  private static void leave(ClusterUsers users, Path script, Path marker) {
+    if (!users.leaveLast()) {
+      return;
+    }
+    try {
+      if (Files.exists(marker) && !keep()) {
+        run(script, "down");
+      }
+    } finally {
+      users.close();
+    }
+  }
+
+  private static boolean keep() {
+    return Boolean.parseBoolean(System.getenv("CELLAR_KEEP_CLUSTER"));
   }
 
   /** The repository root: the system property {@code cellar.repo.root}, else found upwards. */
@@ -124,10 +173,16 @@ public final class LocalCluster {
       throw new IllegalStateException("recreate needs the local cluster");
     }
     Path script = repoRoot.resolve("e2e/local-cluster");
+    Path marker = kubeconfig.resolveSibling(STARTED_BY_TESTS);
+    boolean startedByTests = Files.exists(marker);
     run(script, "down");
     Result up = run(script, "up");
     if (up.exitCode() != 0) {
       throw new IllegalStateException("e2e/local-cluster up failed:\n" + up.tail(40));
+    }
+    // The new cluster is stopped at the end as the old one would have been.
+    if (startedByTests) {
+      markStartedByTests(marker);
     }
   }
 

@@ -8,6 +8,7 @@ import dev.cellar.operator.Keys.Credentials;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.failover.InstanceAgent;
 import dev.cellar.operator.primary.PodRoles;
+import dev.cellar.operator.runtime.OperatorSettings;
 import dev.cellar.operator.status.Conditions.Reason;
 import dev.cellar.operator.status.CredentialsCheck;
 import dev.cellar.operator.status.Observed;
@@ -44,8 +45,13 @@ import org.slf4j.LoggerFactory;
 public final class PasswordRotation {
   private static final Logger log = LoggerFactory.getLogger(PasswordRotation.class);
 
-  /** How soon to try again after a failure (nothing else would trigger a reconcile). */
-  static final Duration RETRY = Duration.ofSeconds(30);
+  /**
+   * How soon to try again after a failure (nothing else would trigger a reconcile): the setting
+   * CREDENTIALS_RETRY_SECONDS, 30 s unless set.
+   */
+  static Duration retry() {
+    return OperatorSettings.ofProcess().credentialsRetry();
+  }
 
   /** The Secret's keys that are applied in the servers, in the order the script reads them. */
   static final List<String> APPLIED_KEYS =
@@ -68,7 +74,7 @@ public final class PasswordRotation {
 
     /** When to look again: a failed rotation is retried. */
     public Optional<Duration> recheck() {
-      return failure.map(f -> RETRY);
+      return failure.map(f -> retry());
     }
   }
 
@@ -140,7 +146,7 @@ public final class PasswordRotation {
                 + failed.get()
                 + (done.isEmpty() ? "" : " (applied in " + String.join(", ", done) + ")")
                 + "; retried every "
-                + RETRY.toSeconds()
+                + retry().toSeconds()
                 + " s. Clients that use the new passwords are refused there until it succeeds;"
                 + " see kubectl logs "
                 + name;

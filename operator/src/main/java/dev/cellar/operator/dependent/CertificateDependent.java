@@ -8,6 +8,7 @@ import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import io.javaoperatorsdk.operator.processing.dependent.workflow.CRDPresentActivationCondition;
+import java.time.Duration;
 import java.time.LocalDateTime;
 import java.util.List;
 import java.util.Map;
@@ -76,10 +77,15 @@ public class CertificateDependent extends OwnedChild<Certificate> {
    */
   public static final class CertManagerPresent
       extends CRDPresentActivationCondition<Certificate, Database> {
+    /** How long the CRD's presence, either way, is taken as known (CRD_RECHECK_SECONDS). */
+    public static Duration recheck() {
+      return PodMonitorDependent.PrometheusOperatorPresent.recheck();
+    }
+
     @Override
     protected boolean shouldCheckStateNow(CRDCheckState state) {
       return PodMonitorDependent.PrometheusOperatorPresent.shouldCheck(
-          state.isCrdPresent(), state.getLastChecked(), LocalDateTime.now());
+          state.isCrdPresent(), state.getLastChecked(), LocalDateTime.now(), recheck());
     }
   }
 }

@@ -3,6 +3,7 @@ package dev.cellar.operator.dependent;
 import dev.cellar.api.v1.Database;
 import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
+import dev.cellar.operator.runtime.OperatorSettings;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -51,19 +52,27 @@ public class PodMonitorDependent extends OwnedChild<PodMonitor> {
    * without a restart. JOSDK's default never looks again once the CRD was seen: a CRD removed later
    * (the Prometheus Operator uninstalled) then failed every Database's reconcile with the API
    * server's bare "Not Found" until Cellar restarted. Looking again deregisters the informer within
-   * a minute instead.
+   * a minute instead. The minute is the setting CRD_RECHECK_SECONDS ({@link #recheck}).
    */
   public static final class PrometheusOperatorPresent
       extends CRDPresentActivationCondition<PodMonitor, Database> {
-    public static final Duration RECHECK = Duration.ofMinutes(1);
+    /**
+     * How long a CRD's presence, either way, is taken as known: JOSDK makes this condition from its
+     * class name, so the interval comes from the process's settings.
+     */
+    public static Duration recheck() {
+      return OperatorSettings.ofProcess().crdRecheck();
+    }
 
     @Override
     protected boolean shouldCheckStateNow(CRDCheckState state) {
-      return shouldCheck(state.isCrdPresent(), state.getLastChecked(), LocalDateTime.now());
+      return shouldCheck(
+          state.isCrdPresent(), state.getLastChecked(), LocalDateTime.now(), recheck());
     }
 
-    static boolean shouldCheck(Boolean present, LocalDateTime lastChecked, LocalDateTime now) {
-      return present == null || lastChecked == null || now.isAfter(lastChecked.plus(RECHECK));
+    static boolean shouldCheck(
+        Boolean present, LocalDateTime lastChecked, LocalDateTime now, Duration recheck) {
+      return present == null || lastChecked == null || now.isAfter(lastChecked.plus(recheck));
     }
   }
 }

@@ -3,6 +3,7 @@ package dev.cellar.operator.replication;
 import dev.cellar.api.v1.Database;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.failover.InstanceAgent;
+import dev.cellar.operator.runtime.OperatorSettings;
 import dev.cellar.operator.status.StatusFactory;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -26,13 +27,15 @@ import java.util.stream.Collectors;
 
 /**
  * How far behind its primary each ready replica is, asked of the servers themselves ({@code role.sh
- * lag}) every {@link #PERIOD}, away from the reconcile threads. The answers are a polled event
+ * lag}) every {@link #period}, away from the reconcile threads. The answers are a polled event
  * source's resources: a reconcile (and a status write) follows only when a replica's lag in whole
  * seconds changed, so an idle Database, whose replicas are 0 s behind, costs no write.
  */
 public final class ReplicationLag {
-  /** How often the replicas are asked. */
-  public static final Duration PERIOD = Duration.ofSeconds(30);
+  /** How often the replicas are asked: the setting LAG_POLL_SECONDS, 30 s unless set. */
+  public static Duration period() {
+    return OperatorSettings.ofProcess().lagPoll();
+  }
 
   /**
    * How often a Database without replicas (scaled down or hibernated since it was registered) is
@@ -53,6 +56,7 @@ public final class ReplicationLag {
       EventSourceContext<Database> context,
       Function<Database, Collection<Pod>> pods,
       InstanceAgent agent) {
+    Duration period = period();
     // Each ask is timed out (InstanceAgent); two threads keep one slow server from holding up the
     // others' Databases.
     ScheduledExecutorService executor =
@@ -73,10 +77,10 @@ public final class ReplicationLag {
 
                   @Override
                   public Optional<Duration> fetchDelay(Set<Replica> last, Database db) {
-                    return Optional.of(replicated(db) ? PERIOD : WITHOUT_REPLICAS);
+                    return Optional.of(replicated(db) ? period : WITHOUT_REPLICAS);
                   }
                 },
-                PERIOD)
+                period)
             .withName("replication-lag")
             .withExecutorService(executor)
             .withRegisterPredicate(ReplicationLag::replicated)

@@ -1,5 +1,6 @@
 package dev.cellar.operator.runtime;
 
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Set;
@@ -15,7 +16,10 @@ public record OperatorSettings(
     String operatorNamespace,
     int httpPort,
     LogFormat logFormat,
-    int reconcileThreads) {
+    int reconcileThreads,
+    Duration crdRecheck,
+    Duration lagPoll,
+    Duration credentialsRetry) {
 
   /** How log lines are written. */
   public enum LogFormat {
@@ -43,6 +47,12 @@ public record OperatorSettings(
           "  HTTP_PORT           port of /healthz, /readyz, /metrics (default 8080; 0: no server)",
           "  LOG_FORMAT          text|json (default text)",
           "  RECONCILE_THREADS   Databases reconciled at once, 1-100 (default 10)",
+          "  CRD_RECHECK_SECONDS how often to look again whether the Prometheus Operator's and"
+              + " cert-manager's CRDs are installed, 1-3600 (default 60)",
+          "  LAG_POLL_SECONDS    how often each replica is asked how far behind it is, 1-3600"
+              + " (default 30)",
+          "  CREDENTIALS_RETRY_SECONDS  how soon changed passwords a server refused are applied"
+              + " again, 1-3600 (default 30)",
           "",
           "The cluster comes from the in-cluster ServiceAccount or the current kubeconfig"
               + " (KUBECONFIG).");
@@ -54,7 +64,25 @@ public record OperatorSettings(
         nonBlank(env.getOrDefault("OPERATOR_NAMESPACE", ""), "cellar-system"),
         integer(env, "HTTP_PORT", 8080, 0, 65535),
         logFormat(env.getOrDefault("LOG_FORMAT", "")),
-        integer(env, "RECONCILE_THREADS", 10, 1, 100));
+        integer(env, "RECONCILE_THREADS", 10, 1, 100),
+        Duration.ofSeconds(integer(env, "CRD_RECHECK_SECONDS", 60, 1, 3600)),
+        Duration.ofSeconds(integer(env, "LAG_POLL_SECONDS", 30, 1, 3600)),
+        Duration.ofSeconds(integer(env, "CREDENTIALS_RETRY_SECONDS", 30, 1, 3600)));
+  }
+
+  private static OperatorSettings ofProcess;
+
+  /**
+   * The settings of this process's environment, read once; {@code main} starts from the same
+   * object. For what JOSDK makes itself from a class name, such as the CRD checks' activation
+   * conditions, which therefore cannot be handed the settings; a reconciler run in a test's JVM
+   * takes them from the environment its test runner gives it.
+   */
+  public static synchronized OperatorSettings ofProcess() {
+    if (ofProcess == null) {
+      ofProcess = from(System.getenv());
+    }
+    return ofProcess;
   }
 
   static Set<String> namespaces(String value) {

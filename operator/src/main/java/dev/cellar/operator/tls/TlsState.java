@@ -6,6 +6,7 @@ import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.credentials.CredentialsSecret;
 import dev.cellar.operator.dependent.Certificate;
+import dev.cellar.operator.dependent.CertificateDependent;
 import dev.cellar.operator.status.Conditions.Reason;
 import dev.cellar.operator.status.Observed;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -40,7 +41,8 @@ public record TlsState(
     String name = topology.serverCertificateSecret();
     Optional<Secret> secret = TlsSecrets.read(topology, name, context);
     if (secret.isEmpty() && name.equals(topology.certManagerSecret())) {
-      return waitingForCertManager(topology, certificate(context), now);
+      return waitingForCertManager(
+          topology, certificate(context), now, CertificateDependent.CertManagerPresent.recheck());
     }
     return of(topology, secret, now);
   }
@@ -67,19 +69,29 @@ public record TlsState(
   /**
    * The server certificate cert-manager is to write does not exist: cert-manager is missing, or has
    * not issued it (yet). Within {@link #CERT_MANAGER_GRACE} of the Certificate's creation that is
-   * normal; after, the status names cert-manager's own words (its Ready condition).
+   * normal; after, the status names cert-manager's own words (its Ready condition). Missing, it is
+   * looked for again by the CRD's next look-up ({@code crdRecheck} after the last) if that comes
+   * before the half minute a Secret to fix gets: nothing else reconciles the Database when
+   * cert-manager is installed, so a shorter CRD_RECHECK_SECONDS would otherwise not be one.
    */
   static TlsState waitingForCertManager(
-      Topology topology, Optional<Optional<Certificate>> certificate, Instant now) {
+      Topology topology,
+      Optional<Optional<Certificate>> certificate,
+      Instant now,
+      Duration crdRecheck) {
     String secret = topology.certManagerSecret();
     if (certificate.isEmpty()) {
-      return failure(
-          secret,
-          now,
-          Reason.CERTIFICATE_INVALID,
-          "spec.tls.issuerRef needs cert-manager, but the API server does not serve its"
-              + " certificates.cert-manager.io: install cert-manager, or remove spec.tls.issuerRef"
-              + " for Cellar to issue the certificate");
+      TlsState missing =
+          failure(
+              secret,
+              now,
+              Reason.CERTIFICATE_INVALID,
+              "spec.tls.issuerRef needs cert-manager, but the API server does not serve its"
+                  + " certificates.cert-manager.io: install cert-manager, or remove"
+                  + " spec.tls.issuerRef for Cellar to issue the certificate");
+      return crdRecheck.compareTo(USER_SECRET_RECHECK) < 0
+          ? new TlsState(missing.status(), missing.failure(), Optional.of(now.plus(crdRecheck)))
+          : missing;
     }
     String name = topology.certManagerCertificate();
     Optional<Instant> created =

@@ -3,6 +3,7 @@ package dev.cellar.operator.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -16,6 +17,9 @@ class OperatorSettingsTest {
     assertThat(s.httpPort()).isEqualTo(8080);
     assertThat(s.logFormat()).isEqualTo(OperatorSettings.LogFormat.TEXT);
     assertThat(s.reconcileThreads()).isEqualTo(10);
+    assertThat(s.crdRecheck()).isEqualTo(Duration.ofMinutes(1));
+    assertThat(s.lagPoll()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(s.credentialsRetry()).isEqualTo(Duration.ofSeconds(30));
   }
 
   @Test
@@ -28,13 +32,19 @@ class OperatorSettingsTest {
                 "OPERATOR_NAMESPACE", "ops",
                 "HTTP_PORT", "9090",
                 "LOG_FORMAT", "json",
-                "RECONCILE_THREADS", "4"));
+                "RECONCILE_THREADS", "4",
+                "CRD_RECHECK_SECONDS", "5",
+                "LAG_POLL_SECONDS", "2",
+                "CREDENTIALS_RETRY_SECONDS", "3"));
     assertThat(s.watchNamespaces()).containsExactlyInAnyOrder("a", "b");
     assertThat(s.leaderElection()).isTrue();
     assertThat(s.operatorNamespace()).isEqualTo("ops");
     assertThat(s.httpPort()).isEqualTo(9090);
     assertThat(s.logFormat()).isEqualTo(OperatorSettings.LogFormat.JSON);
     assertThat(s.reconcileThreads()).isEqualTo(4);
+    assertThat(s.crdRecheck()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(s.lagPoll()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(s.credentialsRetry()).isEqualTo(Duration.ofSeconds(3));
   }
 
   @Test
@@ -49,6 +59,10 @@ class OperatorSettingsTest {
         .hasMessage("LEADER_ELECTION=yes is not valid: use true or false");
     assertThatThrownBy(() -> OperatorSettings.from(Map.of("RECONCILE_THREADS", "0")))
         .hasMessageStartingWith("RECONCILE_THREADS=0 is not valid");
+    assertThatThrownBy(() -> OperatorSettings.from(Map.of("CRD_RECHECK_SECONDS", "0")))
+        .hasMessage("CRD_RECHECK_SECONDS=0 is not valid: use a whole number from 1 to 3600");
+    assertThatThrownBy(() -> OperatorSettings.from(Map.of("LAG_POLL_SECONDS", "1m")))
+        .hasMessageStartingWith("LAG_POLL_SECONDS=1m is not valid");
   }
 
   @Test
@@ -60,6 +74,9 @@ class OperatorSettingsTest {
             "OPERATOR_NAMESPACE",
             "HTTP_PORT",
             "LOG_FORMAT",
-            "RECONCILE_THREADS");
+            "RECONCILE_THREADS",
+            "CRD_RECHECK_SECONDS",
+            "LAG_POLL_SECONDS",
+            "CREDENTIALS_RETRY_SECONDS");
   }
 }

@@ -27,6 +27,9 @@ import org.junit.jupiter.api.Test;
 class TlsStateTest {
   static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
 
+  /** CRD_RECHECK_SECONDS unless set. */
+  static final Duration MINUTE = Duration.ofMinutes(1);
+
   static Database db(TlsSpec tls) {
     Database db =
         new Database("shop", "orders-db", new DatabaseSpec(Engine.MARIADB, "11.4", "1Gi"));
@@ -149,12 +152,22 @@ class TlsStateTest {
     Topology topology = Topology.of(certManaged());
     assertThat(topology.serverCertificateSecret()).isEqualTo("orders-db-server-tls");
     assertThat(topology.issuesCertificate()).isFalse();
-    TlsState state = TlsState.waitingForCertManager(topology, Optional.empty(), NOW);
+    TlsState state = TlsState.waitingForCertManager(topology, Optional.empty(), NOW, MINUTE);
     assertThat(state.failure().orElseThrow().reason()).isEqualTo(Reason.CERTIFICATE_INVALID);
     assertThat(state.failure().orElseThrow().message())
         .contains("spec.tls.issuerRef needs cert-manager")
         .contains("install cert-manager, or remove spec.tls.issuerRef");
     assertThat(state.status().orElseThrow().getSecretName()).isEqualTo("orders-db-server-tls");
+    assertThat(state.recheck()).contains(NOW.plusSeconds(30));
+  }
+
+  @Test
+  void withoutCertManagerAShorterCrdRecheckIsWhenToLookAgain() {
+    Topology topology = Topology.of(certManaged());
+    assertThat(
+            TlsState.waitingForCertManager(topology, Optional.empty(), NOW, Duration.ofSeconds(2))
+                .recheck())
+        .contains(NOW.plusSeconds(2));
   }
 
   @Test
@@ -170,12 +183,14 @@ class TlsStateTest {
                         created,
                         "DoesNotExist",
                         "Issuing certificate as Secret does not" + " exist"))),
-            NOW);
+            NOW,
+            MINUTE);
     assertThat(issuing.failure()).isEmpty();
     assertThat(issuing.recheck()).contains(created.plus(TlsState.CERT_MANAGER_GRACE));
     // Not created yet (this reconcile's workflow creates it): no failure either.
     assertThat(
-            TlsState.waitingForCertManager(topology, Optional.of(Optional.empty()), NOW).failure())
+            TlsState.waitingForCertManager(topology, Optional.of(Optional.empty()), NOW, MINUTE)
+                .failure())
         .isEmpty();
   }
 
@@ -190,14 +205,15 @@ class TlsStateTest {
                 Optional.of(
                     certificate(
                         created, "Failed", "issuer.cert-manager.io \"company-ca\" not found"))),
-            NOW);
+            NOW,
+            MINUTE);
     assertThat(stuck.failure().orElseThrow().message())
         .contains("cert-manager has not issued the server certificate")
         .contains("orders-db-server says Failed: issuer.cert-manager.io \"company-ca\" not found")
         .contains("kubectl describe certificate orders-db-server");
     TlsState silent =
         TlsState.waitingForCertManager(
-            topology, Optional.of(Optional.of(certificate(created, null, null))), NOW);
+            topology, Optional.of(Optional.of(certificate(created, null, null))), NOW, MINUTE);
     assertThat(silent.failure().orElseThrow().message())
         .contains("is cert-manager's controller running?");
   }
