@@ -14,6 +14,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -47,10 +50,10 @@ public record PodTrouble(Reason reason, String pod, String message, Instant sinc
    * A claim of a storage class waits for that class's provisioner, and its pod for the scheduler's
    * next try once it is bound; both may just be busy: with 1,000 Databases created at once the
    * control plane here bound about 200 claims a minute, and after a minute's grace 740 Databases
-   * turned Degraded, each with a Warning Event, then Ready again (docs/benchmarks.md, twentieth
-   * pass). A provisioner that fails says so at once in a Warning on the claim (VolumePending); one
-   * that does not run shows here after this long. A claim of no class waits for a volume that
-   * someone must create, so it keeps the minute.
+   * turned Degraded, each with a Warning Event, then Ready again (docs/performance.md, Five minutes
+   * for a storage class's provisioner). A provisioner that fails says so at once in a Warning on
+   * the claim (VolumePending); one that does not run shows here after this long. A claim of no
+   * class waits for a volume that someone must create, so it keeps the minute.
    */
   static final Duration PROVISIONING_GRACE = Duration.ofMinutes(5);
 
@@ -214,8 +217,48 @@ public record PodTrouble(Reason reason, String pod, String message, Instant sinc
     return "pod "
         + name
         + " cannot be scheduled: "
-        + why
+        + schedulingCauses(why)
         + ". Free or add nodes that fit its requests, volumes and spec.nodeSelector";
+  }
+
+  /** The scheduler's fit error: "0/5 nodes are available: 2 Insufficient cpu, ... ." and more. */
+  private static final Pattern FIT_ERROR =
+      Pattern.compile("^(\\d+)/(\\d+) nodes are available: (.*?)\\.(?:\\s|$)");
+
+  /** One cause of a fit error: how many nodes it rules out, and the cause. */
+  private static final Pattern COUNTED = Pattern.compile("^(\\d+) (.*)$");
+
+  /**
+   * The scheduler's message reduced to its causes. The scheduler rewrites it whenever pods
+   * elsewhere come and go (how many nodes each cause rules out, its preemption verdict, in an order
+   * sorted with those counts), and the message is copied into a condition: the counts would cost a
+   * status write at every change elsewhere in the cluster while the pod stays unschedulable for the
+   * same causes. The causes that rule out every node are named alone when there are any (a request
+   * no node can hold: whether other nodes are also short of something else comes and goes with
+   * other pods); else every cause, without counts. A message of another form is kept as it is.
+   */
+  static String schedulingCauses(String message) {
+    Matcher m = FIT_ERROR.matcher(message);
+    if (!m.find()) {
+      return message;
+    }
+    Set<String> every = new TreeSet<>();
+    Set<String> causes = new TreeSet<>();
+    for (String item : m.group(3).split(", ")) {
+      Matcher c = COUNTED.matcher(item);
+      if (c.matches()) {
+        causes.add(c.group(2));
+        if (c.group(1).equals(m.group(2))) {
+          every.add(c.group(2));
+        }
+      } else {
+        causes.add(item);
+      }
+    }
+    String nodes = m.group(1) + "/" + m.group(2) + " nodes are available: ";
+    return every.isEmpty()
+        ? nodes + String.join(", ", causes)
+        : nodes + String.join(", ", every) + " (on every node)";
   }
 
   private static Optional<PodTrouble> ofContainer(Pod pod, ContainerStatus container) {

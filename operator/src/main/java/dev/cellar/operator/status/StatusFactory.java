@@ -137,13 +137,12 @@ public final class StatusFactory {
     DatabaseStatus status = new DatabaseStatus();
     status.setObservedGeneration(generation);
     status.setConditions(conditions.build());
-    status.setPhase(
-        phase(status, f.hasStatefulSet(), f.wasReadyBefore(), degraded.reason(), f.hibernated()));
+    status.setPhase(phase(status, f, degraded.reason()));
     status.setEngine(
         f.hasStatefulSet() ? db.getSpec().getEngine().value() : f.previous().getEngine());
     // A new Database's StatefulSet whose pods are not created yet makes them at its version, the
     // only one there can be: named now, not in a status write of its own when the first pod comes
-    // (most new Databases under load, docs/benchmarks.md, twenty-seventh pass).
+    // (most new Databases under load: docs/performance.md, Two status writes a new Database).
     boolean firstPodsToCome = f.previous().getVersion() == null && observed.pods().isEmpty();
     status.setVersion(
         f.rolledOut() || firstPodsToCome
@@ -194,8 +193,8 @@ public final class StatusFactory {
    * exists) and any other pod still there (one scaled away, terminating): a pod the StatefulSet
    * controller has not created yet is listed, not ready, rather than added when it comes. Its
    * coming changes nothing a user reads (the counts and conditions said 0/1 ready already), and
-   * listing it then cost a status write for most new Databases (docs/benchmarks.md, twenty-seventh
-   * pass).
+   * listing it then cost a status write for most new Databases (docs/performance.md, Two status
+   * writes a new Database).
    */
   static List<InstanceStatus> instances(Facts f) {
     Map<String, Pod> byName = new TreeMap<>();
@@ -595,30 +594,27 @@ public final class StatusFactory {
           Reason.OOM_KILLED,
           Reason.RESTORE_FAILED);
 
-  private static Phase phase(
-      DatabaseStatus status,
-      boolean stsExists,
-      boolean wasReadyBefore,
-      Reason degraded,
-      boolean hibernated) {
+  private static Phase phase(DatabaseStatus status, Facts f, Reason degraded) {
     var conditions = status.getConditions();
-    if (!stsExists && ConditionSet.isTrue(conditions, Type.DEGRADED)) {
+    if (!f.hasStatefulSet() && ConditionSet.isTrue(conditions, Type.DEGRADED)) {
       return Phase.Failed;
     }
-    if (!wasReadyBefore && USER_MUST_ACT.contains(degraded)) {
+    // A primary that accepts connections now has run, even before firstAvailableTime says so (this
+    // write records it): such a Database is Degraded, never Failed.
+    if (!f.wasReadyBefore() && !f.primaryReady() && USER_MUST_ACT.contains(degraded)) {
       return Phase.Failed;
     }
     if (ConditionSet.isTrue(conditions, Type.DEGRADED)) {
       return Phase.Degraded;
     }
-    if (hibernated) {
+    if (f.hibernated()) {
       // Also while the pods stop: Progressing (Hibernating) says they are not all gone yet.
       return Phase.Hibernated;
     }
     if (ConditionSet.isTrue(conditions, Type.READY)) {
       return Phase.Ready;
     }
-    if (!wasReadyBefore) {
+    if (!f.wasReadyBefore()) {
       return Phase.Provisioning;
     }
     return ConditionSet.isTrue(conditions, Type.PROGRESSING) ? Phase.Updating : Phase.Degraded;

@@ -117,6 +117,68 @@ class PodTroubleTest {
     assertThat(trouble.counts(T0.plusSeconds(59))).isFalse();
   }
 
+  /**
+   * The scheduler rewrites an unschedulable pod's message whenever other pods come and go (its
+   * counts of nodes per cause, its preemption verdict): the status names the causes, so that a
+   * Database whose pod stays unschedulable for the same causes is not written again (the fuzzer's
+   * idle minute caught one such write while another batch's pods took CPU).
+   */
+  @Test
+  void anUnschedulablePodsMessageChangesOnlyWithItsCauses() {
+    String before =
+        PodTrouble.of(
+                List.of(
+                    unscheduled(
+                        "orders-0",
+                        "0/5 nodes are available: 2 Insufficient cpu, 5 Insufficient memory."
+                            + " preemption: 0/5 nodes are available: 5 Preemption is not helpful"
+                            + " for scheduling.")))
+            .orElseThrow()
+            .message();
+    String after =
+        PodTrouble.of(
+                List.of(
+                    unscheduled(
+                        "orders-0",
+                        "0/5 nodes are available: 10 Insufficient cpu, 5 Insufficient memory. no"
+                            + " new claims to deallocate, preemption: 0/5 nodes are available: 5"
+                            + " Preemption is not helpful for scheduling.")))
+            .orElseThrow()
+            .message();
+    assertThat(after).isEqualTo(before);
+    assertThat(before)
+        .contains("0/5 nodes are available: Insufficient memory (on every node)")
+        .doesNotContain("preemption")
+        .doesNotContain("cpu");
+    // Whether some nodes also lack CPU comes and goes with other pods: the same message.
+    assertThat(
+            PodTrouble.of(
+                    List.of(
+                        unscheduled("orders-0", "0/5 nodes are available: 5 Insufficient memory.")))
+                .orElseThrow()
+                .message())
+        .isEqualTo(before);
+    // No cause rules out every node: each is named, without counts, in a stable order.
+    String partial =
+        PodTrouble.of(
+                List.of(
+                    unscheduled(
+                        "orders-0",
+                        "0/5 nodes are available: 2 Insufficient memory, 3 Insufficient cpu.")))
+            .orElseThrow()
+            .message();
+    assertThat(partial).contains("0/5 nodes are available: Insufficient cpu, Insufficient memory.");
+    assertThat(
+            PodTrouble.of(
+                    List.of(
+                        unscheduled(
+                            "orders-0",
+                            "0/5 nodes are available: 1 Insufficient memory, 4 Insufficient cpu.")))
+                .orElseThrow()
+                .message())
+        .isEqualTo(partial);
+  }
+
   @Test
   void aPodWaitingForItsClaimIsNamedSoNotAsWantingNodes() {
     Pod waiting =

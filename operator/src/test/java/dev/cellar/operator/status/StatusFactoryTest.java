@@ -338,6 +338,44 @@ class StatusFactoryTest {
     assertThat(condition(status, Type.PROGRESSING).getStatus()).isEqualTo("False");
   }
 
+  /**
+   * Failed says the Database never ran and only the user can mend it: not while its primary accepts
+   * connections, even in the first observation that finds it so (the one that records
+   * firstAvailableTime). Ready and Failed together had the journey's `kubectl get db` show a
+   * Database Failed right after `kubectl wait --for=condition=Ready` returned.
+   */
+  @Test
+  void aDatabaseWhosePrimaryIsReadyIsNeverFailed() {
+    Database db = db("16", 1);
+    Observed ready = observed(db, Optional.of(sts("16", 1, 1, true)), true, Optional.empty());
+    Observed withBadSecret =
+        new Observed(
+            ready.statefulSet(),
+            ready.pods(),
+            ready.backupCronJob(),
+            ready.lastBackupJob(),
+            ready.backupJobs(),
+            ready.versionDecision(),
+            ready.storage(),
+            ready.error(),
+            Optional.of("Secret orders-db-credentials lacks the key(s) password"),
+            ready.podCreation(),
+            ready.volumes(),
+            ready.provisioning(),
+            ready.failover(),
+            ready.credentialsApplied(),
+            ready.credentialsFailure(),
+            ready.tls(),
+            ready.replicationLag());
+
+    DatabaseStatus status = StatusFactory.compute(db, withBadSecret, T0);
+
+    assertThat(reason(status, Type.READY)).isEqualTo("True Ready");
+    assertThat(reason(status, Type.DEGRADED)).isEqualTo("True CredentialsIncomplete");
+    assertThat(status.getFirstAvailableTime()).isNotNull();
+    assertThat(status.getPhase()).isEqualTo(Phase.Degraded);
+  }
+
   @Test
   void aFailedBackupJobIsReported() {
     Database db = db("16", 1);
