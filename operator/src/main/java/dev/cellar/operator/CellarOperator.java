@@ -40,8 +40,9 @@ public final class CellarOperator {
     // The JDK's HTTP client completes each asynchronous request (every request fabric8 sends) on
     // CompletableFuture's default executor, which starts a new thread per task when the common
     // pool has fewer than two workers, as on one or two cores: 9,787 threads in 115 s while 500
-    // Databases converged (docs/benchmarks.md). Two workers reuse their threads instead (more cores
-    // have more by default). Set before anything starts the pool; -D on the command line wins.
+    // Databases converged (docs/performance.md, Fewer threads). Two workers reuse their threads
+    // instead (more cores have more by default). Set before anything starts the pool; -D on the
+    // command line wins.
     if (System.getProperty(COMMON_POOL_PARALLELISM) == null
         && Runtime.getRuntime().availableProcessors() <= 2) {
       System.setProperty(COMMON_POOL_PARALLELISM, "2");

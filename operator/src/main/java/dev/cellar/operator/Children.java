@@ -16,8 +16,9 @@ import java.util.Optional;
  * children of the kind into a HashSet first, and hashing a StatefulSet walks its whole spec, its
  * managed fields and each resource quantity (as a BigDecimal). A reconcile asks for the StatefulSet
  * about ten times; those hashes were 5 % of the operator's CPU and 8 % of what it allocated while
- * 500 Databases converged (docs/benchmarks.md). The answer is the same: the object of that name,
- * when its informer maps it to this Database, the mapping JOSDK builds its index from.
+ * 500 Databases converged (docs/performance.md, Children found by name). The answer is the same:
+ * the object of that name, when its informer maps it to this Database, the mapping JOSDK builds its
+ * index from.
  */
 public final class Children {
   private Children() {}

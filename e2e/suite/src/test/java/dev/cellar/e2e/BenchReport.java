@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** The results table of docs/benchmarks.md: everything below its marker line is rewritten. */
+/** The results table of docs/performance.md: everything below its marker line is rewritten. */
 final class BenchReport {
   static final String MARKER = "<!-- Everything below is written by bin/bench. -->";
 
@@ -142,16 +142,16 @@ final class BenchReport {
           .append(r.n);
     }
     return String.join(" ", ScaleBenchmark.deploymentJvmOptions())
-        + " -XX:MaxRAM (the memory limit that holds N, README's sizing: "
+        + " -XX:MaxRAM (the memory limit that holds N, docs/operations.md's sizing: "
         + limits
         + ")";
   }
 
   static void write(List<Row> rows, int threads, int reconcileThreads, Duration idle)
       throws IOException {
-    Path file = LocalCluster.repoRoot().resolve("docs/benchmarks.md");
+    Path file = LocalCluster.repoRoot().resolve("docs/performance.md");
     // Everything above the marker is prose kept as it is; a page without the marker keeps it all.
-    String page = Files.exists(file) ? Files.readString(file) : "# Benchmarks\n";
+    String page = Files.exists(file) ? Files.readString(file) : "# Performance\n";
     String head =
         page.contains(MARKER)
             ? page.substring(0, page.indexOf(MARKER))

@@ -36,7 +36,7 @@ import java.util.function.UnaryOperator;
 /**
  * What the informers keep of each object: what Cellar reads, not the whole object. Every object in
  * every informer's cache otherwise costs the operator heap for as long as it exists, so this is
- * what bounds the operator's memory per Database (docs/benchmarks.md).
+ * what bounds the operator's memory per Database (docs/performance.md, Pruned informer caches).
  *
  * <ul>
  *   <li>{@code metadata.managedFields} (about 45 % of a pod, StatefulSet or Service as the API
@@ -76,7 +76,8 @@ public final class CachePruning {
    * Objects per page of an informer's list. Unpaged, an operator starting beside 500 Databases read
    * every kind's whole list at once (the ConfigMaps' JSON alone about 20 MB, the CronJobs' 17 MB)
    * before any of it was pruned, and ran out of a 128 MiB heap that held the converged caches
-   * (docs/benchmarks.md); a page is pruned into the store before the next is read.
+   * (docs/performance.md, Lists read in pages of 100); a page is pruned into the store before the
+   * next is read.
    */
   public static final long LIST_PAGE = 100;
 
@@ -165,9 +166,10 @@ public final class CachePruning {
   /**
    * CA certificates seen in Secrets. Each Database's CA certificate is in three of its Secrets (the
    * CA's own, the server certificate's, the clients' credentials), base64 of about 840 characters
-   * each: at 500 Databases 0.9 MB of the cache was copies (docs/benchmarks.md). Lossy and small:
-   * the Secrets of one Database are read one after the other (a list is sorted by name, a reconcile
-   * writes them in turn), and what the table keeps alive is bounded by its slots.
+   * each: at 500 Databases 0.9 MB of the cache was copies (docs/performance.md, Shared
+   * collections). Lossy and small: the Secrets of one Database are read one after the other (a list
+   * is sorted by name, a reconcile writes them in turn), and what the table keeps alive is bounded
+   * by its slots.
    */
   private static final LossyTable<String> CA_CERTIFICATES = new LossyTable<>(256);
 
@@ -343,8 +345,9 @@ public final class CachePruning {
    * names, a few KB of nested maps each, down to the empty map that ends every path. Shared at
    * every level, not only at the top: {@code f:metadata} differs per object by its owner's uid
    * alone, and its labels' field names and its leaves are the same everywhere (a NetworkPolicy and
-   * two claims per Database, about 3 KB a Database at 1,000, docs/benchmarks.md). A map that names
-   * an owner by uid stays the object's own, its children shared. JOSDK's matcher only reads them.
+   * two claims per Database, about 3 KB a Database at 1,000: docs/performance.md, Apply field sets
+   * shared). A map that names an owner by uid stays the object's own, its children shared. JOSDK's
+   * matcher only reads them.
    */
   private static void shareFields(ManagedFieldsEntry entry) {
     FieldsV1 fields = entry.getFieldsV1();

@@ -44,7 +44,7 @@ import java.util.stream.Collectors;
  * template, a CronJob's managedFields and Job template, a Job's spec). Of a pod's watch event (14
  * KB) the cache keeps about 2 KB, of a StatefulSet's (12 KB) less: building the rest only to drop
  * it cost a warm operator a tenth of its CPU while Databases converged, and a restart a second
- * beside 1300 Databases (docs/benchmarks.md, thirty-fifth pass).
+ * beside 1300 Databases (docs/performance.md, Reads that skip what the caches drop).
  *
  * <p>What is kept is what {@link CachePruning} keeps, so pruning a skipped read gives what pruning
  * a whole read gives ({@code CacheReadsTest}); a field newly read from the cache is kept in both.

@@ -16,8 +16,8 @@ import java.util.function.UnaryOperator;
  * One {@code String} instance per distinct short string read from the API server. Every cached
  * object repeats the same namespace, label keys and values, owner names and uids, images, condition
  * types and reasons; each JSON read makes new copies, and strings were 43 % of the live heap at 500
- * Databases (docs/benchmarks.md). Deserialized strings go through {@link #canonical}, so the cached
- * objects share them.
+ * Databases (docs/performance.md, Canonical strings). Deserialized strings go through {@link
+ * #canonical}, so the cached objects share them.
  *
  * <p>A {@link LossyTable} of {@value #SLOTS} slots rather than a map: its own cost is fixed (256
  * KiB of references) and what it keeps alive that no object needs any more is bounded by its size
@@ -25,8 +25,8 @@ import java.util.function.UnaryOperator;
  * to a second table of {@value #SCRIPT_SLOTS} slots whatever their length, where any string may
  * take any slot: with two slots per hash, three scripts of one pair evicted each other on every
  * read, and at 200 Databases the cached CronJobs held 89 instances of two of the three verification
- * scripts (1.7 MB; a heap dump of bin/bench, docs/benchmarks.md). Not {@link String#intern}: its
- * table is the JVM's own, unbounded, and not measured here.
+ * scripts (1.7 MB; a heap dump of bin/bench; docs/performance.md, Canonical strings). Not {@link
+ * String#intern}: its table is the JVM's own, unbounded, and not measured here.
  *
  * <p>Racy by design, as the lossy table: a {@code String} is immutable and safely published through
  * a data race (its fields are final).

@@ -25,15 +25,16 @@ import java.util.Set;
  * ignores). When the informer's event comes between the two, which under load is most writes, the
  * second put waits for an event that has come already and stays until the object's next change.
  * Secrets, Services and ConfigMaps rarely change: at N = 500 that was a second, unpruned copy of
- * some 1,700 children, 14 MiB of live heap (docs/benchmarks.md, twelfth pass). Here a response is
- * dropped right after it is put if the informer already holds that same version, which JOSDK would
- * read instead anyway.
+ * some 1,700 children, 14 MiB of live heap (docs/performance.md, Write responses not kept). Here a
+ * response is dropped right after it is put if the informer already holds that same version, which
+ * JOSDK would read instead anyway.
  *
  * <p>An informer configured with a mapping from a Database to its children's names has JOSDK keep
  * no index from each Database to its children (JOSDK then asks the mapping instead): those indexes
- * held about 400 bytes per Database in each informer, 2 MB at 500 Databases (docs/benchmarks.md). A
- * child of one of those names is the Database's only if it maps back to it, as the index had it:
- * Databases named {@code orders} and {@code orders-ro} both want a Service {@code orders-ro}.
+ * held about 400 bytes per Database in each informer, 2 MB at 500 Databases (docs/performance.md,
+ * Children found by name). A child of one of those names is the Database's only if it maps back to
+ * it, as the index had it: Databases named {@code orders} and {@code orders-ro} both want a Service
+ * {@code orders-ro}.
  */
 public final class ChildEventSource<R extends HasMetadata>
     extends InformerEventSource<R, Database> {

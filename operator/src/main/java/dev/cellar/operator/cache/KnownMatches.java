@@ -12,10 +12,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * were then. JOSDK's server-side apply matcher turns the child and the desired state into maps and
  * compares the fields Cellar owns, on every reconcile, for children that mostly did not change
  * since the last one: 14 % of the operator's CPU while 500 Databases converged
- * (docs/benchmarks.md). A child is taken as unchanged while its uid, generation, labels,
- * annotations, owners, finalizers and deletion mark are: the API server bumps the generation on
- * every change of a spec; a kind without one is compared by resourceVersion, which any write bumps.
- * The desired state is taken as unchanged while its hash is.
+ * (docs/performance.md, Matches remembered). A child is taken as unchanged while its uid,
+ * generation, labels, annotations, owners, finalizers and deletion mark are: the API server bumps
+ * the generation on every change of a spec; a kind without one is compared by resourceVersion,
+ * which any write bumps. The desired state is taken as unchanged while its hash is.
  */
 public final class KnownMatches {
   /** Past this many children the memory starts afresh (an entry is about 100 bytes). */
@@ -42,7 +42,8 @@ public final class KnownMatches {
   /**
    * {@link Map#hashCode} without its entry-set view: a {@code LinkedHashMap} hashed the usual way
    * keeps that view (16 bytes) for as long as it lives, and every cached child's labels and
-   * annotations were hashed here, 66,000 views at 1,000 Databases (docs/benchmarks.md).
+   * annotations were hashed here, 66,000 views at 1,000 Databases (docs/performance.md, Matches
+   * remembered).
    */
   static int hash(Map<String, String> map) {
     if (map == null) {

@@ -25,10 +25,10 @@ import java.util.Set;
  * Skips {@code metadata.managedFields} while reading the kinds whose managedFields {@link
  * CachePruning} drops anyway (pods, Secrets, Services, ConfigMaps, Jobs, Databases), instead of
  * building them first (entries, maps of maps) only to drop them: they are about 45 % of a pod's
- * JSON. A restart beside 1000 Databases was not measurably faster for it (docs/benchmarks.md,
- * seventh pass); it allocates less. The kinds matched by server-side apply (StatefulSets, claims,
- * CronJobs, PodDisruptionBudgets, NetworkPolicies) keep theirs: JOSDK's matcher reads Cellar's
- * Apply entries.
+ * JSON. A restart beside 1000 Databases was not measurably faster for it (docs/performance.md,
+ * Reads that skip what the caches drop); it allocates less. The kinds matched by server-side apply
+ * (StatefulSets, claims, CronJobs, PodDisruptionBudgets, NetworkPolicies) keep theirs: JOSDK's
+ * matcher reads Cellar's Apply entries.
  *
  * <p>Jackson builds one ObjectMeta deserializer for every kind, so the kind is passed down on the
  * reading thread: reading one of these kinds marks the thread, and the managedFields property of

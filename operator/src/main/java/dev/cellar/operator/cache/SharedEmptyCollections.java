@@ -20,9 +20,9 @@ import java.util.Map;
  * LinkedHashMap} (24 and 56 bytes), and most stay empty: a pod's finalizers, a container's env and
  * ports as the pruned caches keep them, a Secret's stringData. Beside 500 converged Databases the
  * informers' caches held 41,000 empty lists and 18,000 empty maps, 2 MB of a 49 MB live heap
- * (docs/benchmarks.md, twenty-second pass). Each is replaced here, in an object about to be cached,
- * by the one shared immutable empty list or map, which equals and hashes as an empty one and
- * serializes the same. A map of strings that is not empty (labels, annotations, selectors) is
+ * (docs/performance.md, Shared collections). Each is replaced here, in an object about to be
+ * cached, by the one shared immutable empty list or map, which equals and hashes as an empty one
+ * and serializes the same. A map of strings that is not empty (labels, annotations, selectors) is
  * replaced by an equal one shared with the other cached objects ({@link SharedStringMaps}).
  *
  * <p>What this rules out: changing a cached object's collection in place, which would change the

@@ -20,10 +20,10 @@ import java.util.Optional;
 
 /**
  * The backup Jobs' spec, shared by the CronJob (scheduled) and on-demand Jobs: backup.sh (from the
- * engine's scripts ConfigMap, not inline: docs/benchmarks.md) with the engine's dump command, the
- * target (the backups volume, or a bucket whose keys come from a Secret reference) and, unless
- * spec.backup.verify is false, the engine's verify script. The container writes its result to its
- * termination message.
+ * engine's scripts ConfigMap, not inline: docs/performance.md, Scripts in one ConfigMap per engine)
+ * with the engine's dump command, the target (the backups volume, or a bucket whose keys come from
+ * a Secret reference) and, unless spec.backup.verify is false, the engine's verify script. The
+ * container writes its result to its termination message.
  */
 public final class BackupJobs {
   static final String BACKUP_DIR = "/backups";

@@ -128,8 +128,8 @@ abstract class DatabaseChild<R extends HasMetadata>
    * For a dependent that states its {@link #inputs}: a child that matched the desired state of the
    * same inputs and has not changed since matches without its desired state being built. Building
    * the StatefulSet's and the CronJob's was 11 % of the operator's CPU and 30 % of what it
-   * allocated while 500 Databases converged (docs/benchmarks.md), and most reconciles then come
-   * from the children's status, which changes no input.
+   * allocated while 500 Databases converged (docs/performance.md, Matches remembered), and most
+   * reconciles then come from the children's status, which changes no input.
    */
   @Override
   public Matcher.Result<R> match(R actual, Database db, Context<Database> context) {
@@ -227,9 +227,9 @@ abstract class DatabaseChild<R extends HasMetadata>
    * existing} makes of it: one the informer does not see (a user's, without Cellar's labels, or one
    * written before Cellar labelled it). For a new Database (no status written yet) it creates first
    * and reads only on the conflict, which spares each new Database a read per such child (four
-   * Secrets: docs/benchmarks.md). Later a child missing from the informer is most likely the
-   * user's, so it reads first: a create refused on every reconcile would be a write attempt each
-   * time.
+   * Secrets: docs/performance.md, No read before a write). Later a child missing from the informer
+   * is most likely the user's, so it reads first: a create refused on every reconcile would be a
+   * write attempt each time.
    */
   protected R createOrTake(
       R desired, Database db, Context<Database> context, UnaryOperator<R> existing) {

@@ -25,8 +25,8 @@ import java.util.stream.Collectors;
  * no owner reference (nor JOSDK's annotations naming one primary); its events go to every Database
  * of the engine in its namespace, and each finds it by name. When it is deleted, the next reconcile
  * of any of them creates it again. Left behind: the ConfigMap once the last Database of its engine
- * in the namespace is gone, and an older operator's after an upgrade (the README says so): a pod
- * that restarts during the roll may still mount the old one, so Cellar does not delete it.
+ * in the namespace is gone, and an older operator's after an upgrade (docs/reference.md says so): a
+ * pod that restarts during the roll may still mount the old one, so Cellar does not delete it.
  */
 @KubernetesDependent(informer = @Informer(labelSelector = Keys.SCRIPTS_SELECTOR))
 public class ScriptsConfigMapDependent extends DatabaseChild<ConfigMap>

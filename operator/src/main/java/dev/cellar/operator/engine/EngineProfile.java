@@ -195,8 +195,9 @@ public abstract class EngineProfile {
   /**
    * Every script of this engine, by file name: the pods', the backup Jobs' and the restore's. They
    * are the same for every Database, so they live in one immutable ConfigMap per namespace and
-   * engine, named by their hash, instead of in each Database's ConfigMap and CronJob (docs/
-   * benchmarks.md: they were 65 % of what a restarted operator read).
+   * engine, named by their hash, instead of in each Database's ConfigMap and CronJob (nearly two
+   * thirds of what a restarted operator read: docs/performance.md, Scripts in one ConfigMap per
+   * engine).
    */
   public final Map<String, String> scripts() {
     if (scripts == null) {

@@ -29,8 +29,9 @@ public final class WriteBudget {
    * Each Database's writes within the window, by its uid, oldest first: pairs of the child's hash
    * and the write's time in milliseconds: one array of a few hundred bytes per Database, where a
    * queue of {@code Instant}s per child (keyed by uid and child) held 2.1 MB while 500 new
-   * Databases converged and for the five minutes after (docs/benchmarks.md). Two children of one
-   * Database whose names hash alike share one budget, which can only pause a loop sooner.
+   * Databases converged and for the five minutes after (docs/performance.md, A write budget of one
+   * array per Database). Two children of one Database whose names hash alike share one budget,
+   * which can only pause a loop sooner.
    */
   private static final Map<String, long[]> WRITES = new ConcurrentHashMap<>();
 

@@ -21,13 +21,13 @@ import javax.net.ssl.TrustManager;
 
 /**
  * The operator's client of the API server. Its reading shares what repeats in the objects it reads
- * (strings, empty maps: the informers' caches hold what it reads, docs/benchmarks.md) and reads a
- * watch event in one pass ({@link ApiServerSerialization}); it asks for compressed lists ({@link
- * CompressedLists}); and its TLS prefers ChaCha20-Poly1305. The operator's JVM compiles with C1
- * only (less memory, less CPU while converging), and C1 has none of the AES-GCM intrinsics: GCM's
- * hashing in plain Java was a third of the CPU of a restart beside 1000 Databases, ChaCha20 in
- * plain Java costs a fraction of it. The server still chooses: one that offers no ChaCha20 gets
- * AES-GCM as before.
+ * (strings, empty maps, which the informers' caches hold: docs/performance.md, Canonical strings)
+ * and reads a watch event in one pass ({@link ApiServerSerialization}); it asks for compressed
+ * lists ({@link CompressedLists}); and its TLS prefers ChaCha20-Poly1305. The operator's JVM
+ * compiles with C1 only (less memory, less CPU while converging), and C1 has none of the AES-GCM
+ * intrinsics: GCM's hashing in plain Java was a third of the CPU of a restart beside 1000
+ * Databases, ChaCha20 in plain Java costs a fraction of it. The server still chooses: one that
+ * offers no ChaCha20 gets AES-GCM as before.
  */
 public final class ApiServerClient {
   private ApiServerClient() {}
@@ -80,9 +80,9 @@ public final class ApiServerClient {
    * Whether watches are HTTP/2 streams on the client's one connection (the default) rather than a
    * WebSocket each, as fabric8 would have them. Each WebSocket is a TLS connection of its own with
    * its own buffers, about 100 KB of heap for each of the operator's 14 watches, handshaken again
-   * each time the API server ends the watch (docs/benchmarks.md). fabric8's reading of such a
-   * stream cannot be used as it is: {@link WatchLines} reads the events instead. Off with {@code
-   * -Dcellar.httpWatches=false}.
+   * each time the API server ends the watch (docs/performance.md, Watches as HTTP/2 streams).
+   * fabric8's reading of such a stream cannot be used as it is: {@link WatchLines} reads the events
+   * instead. Off with {@code -Dcellar.httpWatches=false}.
    */
   static boolean httpWatches() {
     return !"false".equals(System.getProperty("cellar.httpWatches"));

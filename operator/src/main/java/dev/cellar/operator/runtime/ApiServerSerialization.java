@@ -40,10 +40,11 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>fabric8 reads a watch event's object into a tree first, to learn its kind, then the tree into
  * the kind's class: every object the informers receive is read twice (13.6 % of the operator's CPU
- * while converging, docs/benchmarks.md, tenth pass). Here the kind is read from the object's first
- * fields (the API server writes {@code kind} and {@code apiVersion} there), and the object straight
- * from the event's text into its class. Anything else (a kind not named here, an event of another
- * shape, text that does not parse) is left to fabric8, which reads it as before.
+ * while converging: docs/performance.md, Watch events read in one pass). Here the kind is read from
+ * the object's first fields (the API server writes {@code kind} and {@code apiVersion} there), and
+ * the object straight from the event's text into its class. Anything else (a kind not named here,
+ * an event of another shape, text that does not parse) is left to fabric8, which reads it as
+ * before.
  */
 final class ApiServerSerialization extends KubernetesSerialization {
   /**

@@ -18,8 +18,8 @@ import javax.net.ssl.TrustManagerFactory;
  * The client trusts the API server's CA alone where its configuration names one, as kubectl does.
  * fabric8 merges that CA into the JDK's trust store, and its trust managers then hold the JDK's 140
  * or so certificates, decoded, for the life of the client: about 100 ms at start and 1.7 MB of heap
- * (docs/benchmarks.md, the twenty-third pass) for certificates the API server never presents. A
- * configuration that trusts every certificate, or names a trust store of its own, keeps fabric8's
+ * (docs/performance.md, The API server's CA alone) for certificates the API server never presents.
+ * A configuration that trusts every certificate, or names a trust store of its own, keeps fabric8's
  * trust as it is.
  */
 final class ClusterCaTrust {

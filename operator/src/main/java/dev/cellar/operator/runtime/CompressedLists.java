@@ -18,8 +18,9 @@ import java.util.zip.Inflater;
  * response over 128 KiB when the client accepts gzip (lists, in practice); fabric8's clients never
  * ask. A restarted operator lists every child of every Database, 141 KB of JSON per Database at N =
  * 1000, which gzip makes 3 to 9 times smaller: under the operator's C1-only JVM decrypting TLS was
- * a quarter to a half of its start-up CPU (docs/benchmarks.md). Watches are left alone (the API
- * server does not compress them, and a compressed stream would hold events back).
+ * a quarter to a half of its start-up CPU (docs/performance.md, Compressed lists and ChaCha20
+ * first). Watches are left alone (the API server does not compress them, and a compressed stream
+ * would hold events back).
  */
 public final class CompressedLists implements Interceptor {
   static final String NAME = "cellar-compressed-lists";

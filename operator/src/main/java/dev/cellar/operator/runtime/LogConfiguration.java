@@ -12,8 +12,8 @@ import ch.qos.logback.core.spi.ContextAwareBase;
 /**
  * The operator's logging, configured in code (found by logback through the ServiceLoader). A
  * logback.xml costs an XML parser and logback's configuration model: some 580 classes, 2.5 MB of
- * metaspace and a tenth of a second at every start (docs/benchmarks.md, tenth pass). A file named
- * by {@code -Dlogback.configurationFile} still wins: this configurator then steps aside.
+ * metaspace and a tenth of a second at every start (docs/performance.md, Fewer classes loaded). A
+ * file named by {@code -Dlogback.configurationFile} still wins: this configurator then steps aside.
  */
 public final class LogConfiguration extends ContextAwareBase implements Configurator {
   /** Time, level, thread, logger, the Database as namespace/name (or -), the message. */

@@ -10,8 +10,8 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
  * A patch of an object by its name, sent without reading the object first. fabric8's {@code
  * withName(name).patch(context, String)} GETs the object before each such patch, to take from it
  * only the name and namespace the request already has; while 500 Databases were created at once
- * that was a GET per pod label and per TLS Secret patch (docs/benchmarks.md). Handed an object, the
- * client takes its name from it, so this hands it an empty one.
+ * that was a GET per pod label and per TLS Secret patch (docs/performance.md, No read before a
+ * write). Handed an object, the client takes its name from it, so this hands it an empty one.
  */
 public final class PatchByName {
   private PatchByName() {}

@@ -12,12 +12,12 @@ import org.slf4j.LoggerFactory;
  * <p>The Deployment keeps the old generation within 10 to 20 % of what is live, which keeps a
  * converged operator's RSS low. But a restart beside 1000 Databases fills about 60 MiB of caches
  * from a 48 MiB heap, and with those bounds the old generation grows in small steps, each a full
- * collection of all cached so far: a sixth of the restart's CPU (docs/benchmarks.md, thirty-sixth
- * pass). Both bounds are manageable flags, so they are loosened here until JOSDK has started (its
- * informers have synced), then set back, and the heap is collected until the old generation is back
- * within them: the serial collector gives back 0, 10, 40 and then 100 % of the excess in
- * consecutive full collections. Beside 1000 Databases: ready 0.5 to 0.9 s sooner, with 0.6 to 0.8 s
- * less CPU, and the same peak RSS. Off with {@code -Dcellar.startupHeap=false}.
+ * collection of all cached so far: a sixth of the restart's CPU (docs/performance.md, Looser heap
+ * bounds while the caches fill). Both bounds are manageable flags, so they are loosened here until
+ * JOSDK has started (its informers have synced), then set back, and the heap is collected until the
+ * old generation is back within them: the serial collector gives back 0, 10, 40 and then 100 % of
+ * the excess in consecutive full collections. Beside 1000 Databases: ready 0.5 to 0.9 s sooner,
+ * with 0.6 to 0.8 s less CPU, and the same peak RSS. Off with {@code -Dcellar.startupHeap=false}.
  */
 public final class StartupHeap {
   private static final Logger LOG = LoggerFactory.getLogger(StartupHeap.class);

@@ -21,8 +21,8 @@ import java.util.concurrent.CompletableFuture;
  *       decoder's array is longer than what it decoded), so an event with text beyond ASCII could
  *       not be read at all and the informer never saw that object (ApiServerClientIT);
  *   <li>the appends made a 4.4 KB pod event cost 131 to 141 us instead of 40 to 42 (C1), about 2 %
- *       of the operator's CPU while 500 Databases converged (docs/benchmarks.md, thirty-second
- *       pass).
+ *       of the operator's CPU while 500 Databases converged (docs/performance.md, Watch events read
+ *       in one pass).
  * </ul>
  *
  * <p>Here each event, once its closing newline has come, is read by {@link

@@ -23,8 +23,8 @@ import javax.net.ssl.SSLParameters;
  * fabric8 as a {@link String}. The JDK hands a watch event's text to the listener as a {@code
  * CharBuffer}; fabric8 appends it to a {@code StringBuilder}, which copies a {@code CharSequence}
  * that is not a String one {@code charAt} at a time: 2.9 % of the operator's CPU while converging
- * (docs/benchmarks.md, the twenty-first pass's profile). {@code toString()} copies the buffer in
- * one go, and must: the JDK reuses the buffer once {@code onText} returns.
+ * (docs/performance.md, Watch events read in one pass). {@code toString()} copies the buffer in one
+ * go, and must: the JDK reuses the buffer once {@code onText} returns.
  */
 final class WatchText {
   private WatchText() {}

@@ -134,7 +134,7 @@ public final class StatusWriter {
     // repeats the Events): JOSDK's read-after-write cache holds the written Database until the
     // informer delivers it. JOSDK's own helper also puts it there when the informer delivered it
     // first, and then it stays until the Database next changes: a whole Database, for about half
-    // of the Databases that converged (docs/benchmarks.md, thirtieth pass).
+    // of the Databases that converged (docs/performance.md, Write responses not kept).
     ControllerEventSource<Database> source =
         context.eventSourceRetriever().getControllerEventSource();
     ResourceID id = ResourceID.fromResource(written);

@@ -24,9 +24,9 @@ import java.util.stream.Collectors;
  * class, a failing provisioner) or why a StatefulSet cannot create its pods (a quota, an admission
  * policy) the controllers say only in Events. Cellar used to list them on reconciles, and each list
  * scans every Event of the namespace: with 500 Databases created at once those lists were the API
- * server's most expensive requests (docs/benchmarks.md). The API server filters the watch by kind
- * and type, so the caches hold nothing while all is well, and a new Warning reconciles the Database
- * it concerns at once.
+ * server's most expensive requests (docs/performance.md, Warning Events watched instead of listed).
+ * The API server filters the watch by kind and type, so the caches hold nothing while all is well,
+ * and a new Warning reconciles the Database it concerns at once.
  */
 public final class WarningEvents {
   static final String CLAIMS = "claim-warnings";

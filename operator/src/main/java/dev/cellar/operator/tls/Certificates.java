@@ -240,7 +240,8 @@ public final class Certificates {
    * CPU while 500 Databases converged (the JDK's own cache of parsed certificates holds 750, fewer
    * than such a namespace has). The facts are small; the parsed certificates are not kept, nor the
    * PEM texts, each a new string decoded from its Secret on every read: remembered by their digest,
-   * not by themselves (about 3 KB a Database at 1,000, docs/benchmarks.md).
+   * not by themselves (about 3 KB a Database at 1,000: docs/performance.md, Certificates checked
+   * once).
    */
   public static Facts facts(String pem) {
     return FACTS.get(digest(pem), () -> facts(read(pem)));
@@ -282,8 +283,8 @@ public final class Certificates {
    * What the checks of a certificate found, apart from the time: its problem if any, else when it
    * is renewed. The checks (its signature verified, a probe signed with its key) are P-256
    * operations that every reconcile of every Database repeated for an unchanged Secret: a fifth of
-   * the operator's CPU while 500 Databases converged (docs/benchmarks.md). Remembered by a digest
-   * of what was checked.
+   * the operator's CPU while 500 Databases converged (docs/performance.md, Certificates checked
+   * once). Remembered by a digest of what was checked.
    */
   private record Checked(Optional<String> problem, Instant renewal, Instant expiry) {}
 
@@ -336,7 +337,7 @@ public final class Certificates {
    * lists give the same bytes), under a key drawn at each start: without it, nobody can make two
    * texts share a key. SHA-256, which these keys were before, was 2.8 % of the operator's CPU while
    * 500 Databases converged: C1, the operator's only compiler, has no intrinsic for it
-   * (docs/benchmarks.md). A key is two longs, not a string.
+   * (docs/performance.md, Certificates checked once). A key is two longs, not a string.
    */
   static Digest digest(String... parts) {
     SipHash128 mac = new SipHash128();
@@ -400,7 +401,7 @@ public final class Certificates {
    * The first certificate of a PEM text, as Bouncy Castle reads it: what the operator reads of a
    * certificate. The JDK's {@code CertificateFactory} keeps the last 750 certificates it parsed,
    * decoded (about 5 KB each), which Cellar never asks for again: 3.7 MB of the live heap from 375
-   * Databases on (docs/benchmarks.md).
+   * Databases on (docs/performance.md, Certificates checked once).
    */
   private static X509CertificateHolder read(String pem) {
     try {

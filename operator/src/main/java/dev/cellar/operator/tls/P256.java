@@ -27,8 +27,8 @@ import org.bouncycastle.operator.bc.BcECContentSignerBuilder;
  * P-256 keys and ECDSA signatures for the certificates Cellar issues, through Bouncy Castle's
  * lightweight API. The JDK's own P-256 code multiplies the base point without precomputed tables
  * and runs under C1 here; Bouncy Castle's curve uses a fixed-point comb, and makes a Database's CA
- * and server certificate in a third of the time (docs/benchmarks.md, eleventh pass). Checking
- * certificates stays with the JDK.
+ * and server certificate in a third of the time (docs/performance.md, P-256 through Bouncy Castle).
+ * Checking certificates stays with the JDK.
  */
 final class P256 {
   private P256() {}
