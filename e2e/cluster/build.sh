@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the local cluster's binaries from Go modules, once per version: each lands in
-# $CELLAR_CACHE/bin/<component>-<version>-<recipe hash>/ and is never rebuilt while there.
+# Builds the local cluster's binaries from Go modules (Prometheus: Debian's), once per version:
+# each lands in $CELLAR_CACHE/bin/<component>-<version>-<recipe hash>/ and is never rebuilt while
+# there.
 # Usage: build.sh [core|node|kind|tools|prometheus|all]
 #   core: control plane, kubectl, etcd, kwok; linked in $CELLAR_CACHE/bin/current (printed)
 #   node: the real node's kubelet, kube-proxy and CoreDNS; linked in $CELLAR_CACHE/bin/node
@@ -8,10 +9,10 @@
 #   kind: what the kind node image and its component images are made of (e2e/kind): kubeadm,
 #         kubelet, kubectl, the control plane, kube-proxy, etcd, CoreDNS with kubeadm's plugins and
 #         local-path-provisioner; linked in $CELLAR_CACHE/bin/kind (printed)
-#   prometheus: Prometheus (no web UI assets), for the metrics test on the real node; linked in
-#               $CELLAR_CACHE/bin/prometheus (printed)
+#   prometheus: Prometheus, Debian's package's binary, for the metrics test on the real node;
+#               linked in $CELLAR_CACHE/bin/prometheus (printed)
 #   tools: helm, for the Helm chart's tests, and kube-score, the manifest linter of the build
-#          (ManifestLintTest); linked in $CELLAR_CACHE/bin/tools (printed)
+#          (ManifestLintIT); linked in $CELLAR_CACHE/bin/tools (printed)
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cache=${CELLAR_CACHE:-$HOME/.cache/cellar}
@@ -65,6 +66,40 @@ build() {
   echo "$out"
 }
 
+# debian_binary PACKAGE PATH: the one binary a Debian package holds at PATH, unpacked into
+# $cache/bin/PACKAGE-debian-<version>/ (printed), without installing the package: neither its
+# Depends (Prometheus's are its web UI's JavaScript) nor its service come along. Taken from Debian
+# rather than built where the package is a real build of the program: Prometheus from source took
+# ten minutes of both CPUs on a new machine, beside the tests.
+debian_binary() {
+  local pkg=$1 path=$2 version out lock tmp
+  version=$(apt-cache policy "$pkg" 2>/dev/null | awk '/Candidate:/ {print $2}')
+  if [ -z "$version" ] || [ "$version" = "(none)" ]; then
+    [ "$(id -u)" = 0 ] || die "Debian's package $pkg is not known to apt: run apt-get update as root and retry"
+    apt-get update -qq >&2 || die "apt-get update failed: Debian's package $pkg is needed"
+    version=$(apt-cache policy "$pkg" | awk '/Candidate:/ {print $2}')
+  fi
+  if [ -z "$version" ] || [ "$version" = "(none)" ]; then die "Debian has no package $pkg for this machine"; fi
+  out=$cache/bin/$pkg-debian-${version//[:+~]/_}
+  if [ ! -x "$out/$(basename "$path")" ]; then
+    mkdir -p "$(dirname "$out")"
+    exec {lock}>"$out.lock"
+    flock "$lock"
+    if [ ! -x "$out/$(basename "$path")" ]; then
+      tmp=$(mktemp -d)
+      ( cd "$tmp" && apt-get download -qq "$pkg=$version" ) >&2 2>&1 \
+        || { rm -rf "$tmp"; die "apt-get download $pkg=$version failed: Debian's package mirror is needed"; }
+      dpkg-deb -x "$tmp"/*.deb "$tmp/root"
+      mkdir -p "$out"
+      install -m 0755 "$tmp/root/$path" "$out/"
+      rm -rf "$tmp"
+      echo "local-cluster build: $pkg $version unpacked into $out" >&2
+    fi
+    exec {lock}>&-
+  fi
+  echo "$out"
+}
+
 k8s_version=$(pinned kubernetes k8s.io/kubernetes)
 k8s_ldflags() {
   local v=$k8s_version minor p
@@ -99,7 +134,7 @@ if [ "$what" = node ] || [ "$what" = all ]; then
   # v1.34 is the last release whose kubelet runs on cgroup v1 by default, as these machines have.
   link_into node "$(build kubernetes "$k8s_version" "$(k8s_ldflags)" \
     k8s.io/kubernetes/cmd/kubelet k8s.io/kubernetes/cmd/kube-proxy)" kubelet kube-proxy
-  # CoreDNS with the plugins the real node uses (coredns/main.go).
+  # CoreDNS with the plugins the real node and kind use (coredns/main.go).
   link_into node "$(build coredns "$(pinned coredns github.com/coredns/coredns)" "" cellar.dev/localcluster/coredns)"
 fi
 if [ "$what" = kind ]; then
@@ -113,7 +148,8 @@ if [ "$what" = kind ]; then
   link_into kind "$(build kubeadm "$k8s_version" "$(k8s_ldflags)" k8s.io/kubernetes/cmd/kubeadm)" kubeadm
   etcd_dir=$(build etcd "$(pinned etcd go.etcd.io/etcd/server/v3)" "" go.etcd.io/etcd/server/v3)
   ln -sfn "$etcd_dir/server" "$cache/bin/kind/etcd"
-  link_into kind "$(build coredns-kind "$(pinned coredns-kind github.com/coredns/coredns)" "" cellar.dev/localcluster/coredns-kind)"
+  # The real node's CoreDNS build: its wrapper has kubeadm's plugins too.
+  link_into kind "$(build coredns "$(pinned coredns github.com/coredns/coredns)" "" cellar.dev/localcluster/coredns)"
   lpp_version=$(pinned local-path github.com/rancher/local-path-provisioner)
   link_into kind "$(build local-path "$lpp_version" "-X main.VERSION=$lpp_version" github.com/rancher/local-path-provisioner)"
 fi
@@ -124,7 +160,6 @@ if [ "$what" = tools ]; then
   link_into tools "$(build kube-score "$kube_score_version" "-X main.version=$kube_score_version" github.com/zegl/kube-score/cmd/kube-score)" kube-score
 fi
 if [ "$what" = prometheus ]; then
-  prometheus_version=$(pinned prometheus github.com/prometheus/prometheus)
-  link_into prometheus "$(build prometheus "$prometheus_version" "-X github.com/prometheus/common/version.Version=$prometheus_version" github.com/prometheus/prometheus/cmd/prometheus)" prometheus
+  link_into prometheus "$(debian_binary prometheus usr/bin/prometheus)" prometheus
 fi
 case $what in node) echo "$cache/bin/node" ;; kind) echo "$cache/bin/kind" ;; tools) echo "$cache/bin/tools" ;; prometheus) echo "$cache/bin/prometheus" ;; *) echo "$cache/bin/current" ;; esac

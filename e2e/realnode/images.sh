@@ -274,7 +274,7 @@ customize_exporter() {
   wanted=$(ref "$name")
   wanted=${wanted##*:}
   [ "$version" = "$wanted" ] ||
-    die "trixie's $(packages "$name") is version '$version', ref() names $wanted: update ref() (and the README)"
+    die "trixie's $(packages "$name") is version '$version', ref() names $wanted: update ref() (and docs/monitoring.md, e2e/realnode/README.md)"
   help=$(chroot "$root" "$binary" --help 2>&1) || true
   for flag in $(exporter_flags "$name"); do
     [[ $help == *"$flag"* ]] || die "$binary $version has no $flag, which Cellar passes"

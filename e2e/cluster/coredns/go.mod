@@ -1,5 +1,5 @@
-// Wrapper module: builds CoreDNS from its Go module with the few plugins the real node's
-// Corefile uses (main.go), so the cluster domain resolves inside real pods.
+// Wrapper module: builds CoreDNS from its Go module with the plugins the real node's and kind's
+// Corefiles use (main.go), so the cluster domain resolves inside real pods.
 module cellar.dev/localcluster/coredns
 
 go 1.26.0
@@ -13,8 +13,10 @@ require (
 	github.com/coredns/caddy v1.1.4 // indirect
 	github.com/coreos/go-systemd/v22 v22.7.0 // indirect
 	github.com/davecgh/go-spew v1.1.2-0.20180830191138-d8f796af33cc // indirect
+	github.com/dnstap/golang-dnstap v0.4.0 // indirect
 	github.com/emicklei/go-restful/v3 v3.13.0 // indirect
 	github.com/expr-lang/expr v1.17.8 // indirect
+	github.com/farsightsec/golang-framestream v0.3.0 // indirect
 	github.com/flynn/go-shlex v0.0.0-20150515145356-3f9db97f8568 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.1 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect

@@ -1,6 +1,8 @@
-// CoreDNS for the local cluster's real node, with only the plugins its Corefile uses: the
-// kubernetes plugin answers for the cluster domain from the API server; nothing is forwarded
-// anywhere else (the local cluster reaches no network beyond this machine).
+// CoreDNS for both clusters' nodes, one build: the local cluster's real node (its Corefile, in
+// e2e/realnode/node.sh, uses bind, kubernetes, template and a few more: every name outside the
+// cluster domain is NXDOMAIN, nothing is forwarded) and kind's nodes (e2e/kind: the Corefile
+// kubeadm writes, with errors, health, ready, kubernetes, prometheus, forward, cache, loop,
+// reload and loadbalance). A Corefile that names no plugin leaves it out of the chain.
 package main
 
 import (
@@ -10,10 +12,15 @@ import (
 	_ "github.com/coredns/coredns/plugin/bind"
 	_ "github.com/coredns/coredns/plugin/cache"
 	_ "github.com/coredns/coredns/plugin/errors"
+	_ "github.com/coredns/coredns/plugin/forward"
 	_ "github.com/coredns/coredns/plugin/health"
 	_ "github.com/coredns/coredns/plugin/kubernetes"
+	_ "github.com/coredns/coredns/plugin/loadbalance"
 	_ "github.com/coredns/coredns/plugin/log"
+	_ "github.com/coredns/coredns/plugin/loop"
+	_ "github.com/coredns/coredns/plugin/metrics"
 	_ "github.com/coredns/coredns/plugin/ready"
+	_ "github.com/coredns/coredns/plugin/reload"
 	_ "github.com/coredns/coredns/plugin/template"
 )
 
