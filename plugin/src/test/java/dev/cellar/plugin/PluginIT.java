@@ -225,9 +225,9 @@ class PluginIT {
     assertThat(new ObjectMapper().readTree(out).at("/database/metadata/name").asText())
         .isEqualTo("shop");
     // Fast enough: with the archive, `kubectl cellar status` took 3.1 to 4.3 s on the project's
-    // 2-core machine under a load of 8 to 12 (README, "Start-up"), and 2.3 to 3.3 s against a
-    // closed port (no request answered) under a load of 10. Ten seconds leave room for a busier
-    // machine; a start-up ten times slower does not fit.
+    // 2-core machine under a load of 8 to 12 (docs/plugin.md, "Start-up"), and 2.3 to 3.3 s
+    // against a closed port (no request answered) under a load of 10. Ten seconds leave room for a
+    // busier machine; a start-up ten times slower does not fit.
     assertThat(Math.min(millis.get(1), millis.get(2)))
         .as("the faster of the two runs with the class data sharing archive, in ms")
         .isLessThan(10_000);

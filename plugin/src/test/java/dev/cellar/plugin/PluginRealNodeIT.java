@@ -15,6 +15,7 @@ import dev.cellar.testkit.EngineImages;
 import dev.cellar.testkit.LocalCluster;
 import dev.cellar.testkit.LocalOperator;
 import dev.cellar.testkit.Prerequisites;
+import dev.cellar.testkit.SharedRealNode;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -49,7 +50,6 @@ class PluginRealNodeIT {
   static final String STORAGE_CLASS = "real-local";
 
   static LocalCluster cluster;
-  static boolean startedNode;
 
   /**
    * The PostgreSQL image: the real node's, or on another cluster the one its nodes hold
@@ -74,23 +74,13 @@ class PluginRealNodeIT {
       image = held.get();
       return;
     }
-    startedNode = node("status").exitCode() != 0;
-    LocalCluster.Result up = node("up");
-    assertThat(up.exitCode()).as("e2e/local-cluster node up:\n" + up.tail(40)).isZero();
+    SharedRealNode.up(cluster);
   }
 
+  /** The only class of this module on the real node: it stops the node if it started it. */
   @AfterAll
   static void nodeDown() {
-    if (startedNode) {
-      LocalCluster.Result down = node("down");
-      assertThat(down.exitCode()).as("e2e/local-cluster node down:\n" + down.tail(40)).isZero();
-    }
-  }
-
-  static LocalCluster.Result node(String verb) {
-    Path root = LocalCluster.repoRoot();
-    return LocalCluster.exec(
-        List.of(root.resolve("e2e/local-cluster").toString(), "node", verb), root.toFile());
+    SharedRealNode.release();
   }
 
   @RegisterExtension

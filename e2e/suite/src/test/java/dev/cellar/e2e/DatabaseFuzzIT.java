@@ -53,15 +53,16 @@ import org.junit.jupiter.api.Assumptions;
  *
  * <p>{@code mvn verify} runs 200 cases with a fixed seed. Longer runs: {@code
  * -Dcellar.fuzz.cases=1000 -Dcellar.fuzz.seed=random} (or CELLAR_FUZZ_CASES, CELLAR_FUZZ_SEED);
- * {@code cellar.fuzz.batch} (100: each batch ends with its idle minute, so two batches of 100 took
- * 390 s where four of 50 took 676 s, same seed, 0 failing either way) and {@code
- * cellar.fuzz.deadlineSeconds} (240: a batch's creates take up to half a minute on 2 cores, the
- * operator gives an unscheduled pod a minute before it calls it Degraded, the verdict must hold 20
- * s, and measured batches settled in 120 to 180 s) tune it. The seed and case count are printed
- * first; each failing case is printed as YAML with what was seen, and the whole report is kept in
- * {@code e2e/suite/target/e2e-logs/database-fuzz/report.txt}. Inputs the API server refuses are not
- * cases: the generator makes only admissible ones, and a refusal fails the run (the generator and
- * the CRD disagree).
+ * {@code cellar.fuzz.batch} (100: each batch has an idle minute, which runs while the next batch is
+ * created and settles, so that the operator is busy with other Databases while the idle ones must
+ * cost nothing; before that overlap two batches of 100 took 390 s where four of 50 took 676 s, same
+ * seed, 0 failing either way) and {@code cellar.fuzz.deadlineSeconds} (240: a batch's creates take
+ * up to half a minute on 2 cores, the operator gives an unscheduled pod a minute before it calls it
+ * Degraded, the verdict must hold 20 s, and measured batches settled in 120 to 180 s) tune it. The
+ * seed and case count are printed first; each failing case is printed as YAML with what was seen,
+ * and the whole report is kept in {@code e2e/suite/target/e2e-logs/database-fuzz/report.txt}.
+ * Inputs the API server refuses are not cases: the generator makes only admissible ones, and a
+ * refusal fails the run (the generator and the CRD disagree).
  *
  * <p>A jqwik {@code @Example} rather than a {@code @Property}: a try is an end-to-end batch, so the
  * run drives jqwik's generators itself (seeded, with edge cases mixed in) and does not shrink.
@@ -199,9 +200,20 @@ class DatabaseFuzzIT {
           .until(() -> cellar.get("/readyz").statusCode() == 200);
       List<String> nodes = addNodes(client);
       try {
+        // A batch's idle minute runs while the next batch is created and settles: the operator
+        // then works hard on other Databases, and must still leave the idle ones alone.
+        Idle idle = null;
         for (int from = 0; from < all.size(); from += batchSize) {
-          runBatch(
-              client, all.subList(from, Math.min(all.size(), from + batchSize)), from / batchSize);
+          idle =
+              runBatch(
+                  client,
+                  all.subList(from, Math.min(all.size(), from + batchSize)),
+                  from / batchSize,
+                  idle);
+        }
+        if (idle != null) {
+          pause(Duration.between(Instant.now(), idle.end()));
+          judgeIdle(client, idle);
         }
       } finally {
         nodes.forEach(n -> client.nodes().withName(n).delete());
@@ -260,7 +272,27 @@ class DatabaseFuzzIT {
     return all;
   }
 
-  void runBatch(KubernetesClient client, List<Case> batch, int number) {
+  /**
+   * A batch that settled, in its idle minute: what it applied, the verdicts it settled on, and when
+   * the minute began.
+   */
+  record Idle(
+      int number,
+      String ns,
+      List<Case> applied,
+      Map<String, Verdict> settled,
+      Duration settledIn,
+      Instant start) {
+    Instant end() {
+      return start.plus(IDLE);
+    }
+  }
+
+  /**
+   * Creates and settles one batch in a namespace of its own; meanwhile the idle minute of the batch
+   * before ({@code previous}, if any) ends and is judged. Returns this batch, in its idle minute.
+   */
+  Idle runBatch(KubernetesClient client, List<Case> batch, int number, Idle previous) {
     String ns =
         "fuzz-"
             + number
@@ -276,14 +308,6 @@ class DatabaseFuzzIT {
                 .endMetadata()
                 .build())
         .create();
-    try {
-      runBatch(client, batch, number, ns);
-    } finally {
-      client.namespaces().withName(ns).delete();
-    }
-  }
-
-  void runBatch(KubernetesClient client, List<Case> batch, int number, String ns) {
     Instant batchStart = Instant.now();
     List<Case> applied = new ArrayList<>();
     for (Case c : batch) {
@@ -305,6 +329,10 @@ class DatabaseFuzzIT {
     Instant deadlineAt = batchStart.plus(deadline);
     while (true) {
       operatorAlive();
+      if (previous != null && !Instant.now().isBefore(previous.end())) {
+        judgeIdle(client, previous);
+        previous = null;
+      }
       Map<String, Verdict> now = verdicts(client, ns, applied);
       Instant t = Instant.now();
       for (Case c : applied) {
@@ -325,44 +353,63 @@ class DatabaseFuzzIT {
       }
       pause(Duration.ofSeconds(2));
     }
-    Duration settledIn = Duration.between(batchStart, Instant.now());
-
-    // Idle: nothing changes; the operator should not write.
-    Instant idleStart = Instant.now();
-    pause(IDLE);
-    Instant idleEnd = Instant.now();
-    operatorAlive();
-    Map<String, Verdict> end = verdicts(client, ns, applied);
-    List<Audit.Request> writes =
-        Audit.requests(OPERATOR_USER, ns, idleStart, idleEnd).stream()
-            .filter(r -> WRITES.contains(r.verb()))
-            .toList();
-
-    List<Audit.Request> backupJobs =
-        Audit.requests(JOB_CONTROLLER, ns, idleStart.minus(BACKUP_ECHO), idleEnd).stream()
-            .filter(r -> r.resource().startsWith("jobs"))
-            .toList();
-    int failuresBefore = failures.size();
-    for (Case c : applied) {
-      judge(c, ns, last.get(c.name()), end.get(c.name()), writes, backupJobs);
+    Idle idle =
+        new Idle(
+            number, ns, applied, last, Duration.between(batchStart, Instant.now()), Instant.now());
+    if (previous != null) {
+      pause(Duration.between(Instant.now(), previous.end()));
+      judgeIdle(client, previous);
     }
-    List<Audit.Request> unattributed =
-        writes.stream()
-            .filter(r -> applied.stream().noneMatch(c -> FuzzCases.belongsTo(r.name(), c.name())))
-            .toList();
-    if (!unattributed.isEmpty()) {
-      say("fuzz: batch " + number + ": writes to no case's objects: " + tally(unattributed));
+    return idle;
+  }
+
+  /**
+   * Judges a batch once its idle minute is over: nothing changed and the operator wrote nothing
+   * (from the audit log), then deletes its namespace.
+   */
+  void judgeIdle(KubernetesClient client, Idle idle) {
+    String ns = idle.ns();
+    List<Case> applied = idle.applied();
+    try {
+      operatorAlive();
+      Map<String, Verdict> end = verdicts(client, ns, applied);
+      List<Audit.Request> writes =
+          Audit.requests(OPERATOR_USER, ns, idle.start(), idle.end()).stream()
+              .filter(r -> WRITES.contains(r.verb()))
+              .toList();
+
+      List<Audit.Request> backupJobs =
+          Audit.requests(JOB_CONTROLLER, ns, idle.start().minus(BACKUP_ECHO), idle.end()).stream()
+              .filter(r -> r.resource().startsWith("jobs"))
+              .toList();
+      int failuresBefore = failures.size();
+      for (Case c : applied) {
+        judge(c, ns, idle.settled().get(c.name()), end.get(c.name()), writes, backupJobs);
+      }
+      List<Audit.Request> unattributed =
+          writes.stream()
+              .filter(r -> applied.stream().noneMatch(c -> FuzzCases.belongsTo(r.name(), c.name())))
+              .toList();
+      if (!unattributed.isEmpty()) {
+        say(
+            "fuzz: batch "
+                + idle.number()
+                + ": writes to no case's objects: "
+                + tally(unattributed));
+      }
+      say(
+          String.format(
+              Locale.ROOT,
+              "fuzz: batch %d (%s): %d cases, settled in %d s, %d idle writes, %d failing",
+              idle.number(),
+              ns,
+              applied.size(),
+              idle.settledIn().toSeconds(),
+              writes.size(),
+              failures.size() - failuresBefore));
+    } finally {
+      client.namespaces().withName(ns).delete();
     }
-    say(
-        String.format(
-            Locale.ROOT,
-            "fuzz: batch %d (%s): %d cases, settled in %d s, %d idle writes, %d failing",
-            number,
-            ns,
-            applied.size(),
-            settledIn.toSeconds(),
-            writes.size(),
-            failures.size() - failuresBefore));
   }
 
   void judge(
@@ -649,6 +696,9 @@ class DatabaseFuzzIT {
   }
 
   static void pause(Duration duration) {
+    if (duration.isNegative() || duration.isZero()) {
+      return;
+    }
     await().pollDelay(duration).atMost(duration.plusSeconds(30)).until(() -> true);
   }
 

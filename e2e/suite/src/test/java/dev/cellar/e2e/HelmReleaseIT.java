@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.cellar.testkit.LocalCluster;
 import dev.cellar.testkit.LocalClusterExtension;
 import dev.cellar.testkit.Prerequisites;
+import dev.cellar.testkit.SharedRealNode;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.io.IOException;
@@ -48,13 +49,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * </ol>
  *
  * <p>Runs only on the local cluster with {@code CELLAR_REAL_NODE=true} (as root), as bin/test runs
- * it (without the real node it is skipped, and in CI fails: {@link Prerequisites}); it starts the
- * real node if it is not running and removes it again after the class. It needs
+ * it (without the real node it is skipped, and in CI fails: {@link Prerequisites}); it shares the
+ * real node with the suite's other classes that need it ({@link SharesRealNode}). It needs
  * operator/target/jib-image.tar (bin/test builds it: {@code mvn -Pimage}). Timings go to {@code
  * e2e/suite/target/e2e-logs/helm-release/timings.txt}.
  */
 @ExtendWith(Prerequisites.RealNode.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@SharesRealNode
 class HelmReleaseIT {
   @RegisterExtension static LocalClusterExtension clusterExtension = new LocalClusterExtension();
 
@@ -65,7 +67,6 @@ class HelmReleaseIT {
   static final Path IMAGE = Path.of("operator/target/jib-image.tar");
 
   static LocalCluster cluster;
-  static boolean startedNode;
   static HelmRelease cellar;
   static String keptNamespace;
   static final List<String> timings = new ArrayList<>();
@@ -83,13 +84,11 @@ class HelmReleaseIT {
     Prerequisites.requireTool(HelmRelease.helmBinary());
 
     long start = System.nanoTime();
-    startedNode = node("status").exitCode() != 0;
-    LocalCluster.Result up = node("up");
-    assertThat(up.exitCode()).as("e2e/local-cluster node up:\n" + up.tail(40)).isZero();
-    timings.add("node up: " + seconds(start) + " s");
+    SharedRealNode.up(cluster);
+    timings.add("node up (or already up): " + seconds(start) + " s");
 
     start = System.nanoTime();
-    LocalCluster.Result load = node("load", image.toString());
+    LocalCluster.Result load = SharedRealNode.run(cluster, "load", image.toString());
     assertThat(load.exitCode()).as("node load:\n" + load.output()).isZero();
     timings.add(
         String.format(
@@ -139,10 +138,6 @@ class HelmReleaseIT {
     }
     if (keptNamespace != null) {
       cluster.kubectl("delete", "namespace", keptNamespace, "--wait=true", "--timeout=120s");
-    }
-    if (startedNode) {
-      LocalCluster.Result down = node("down");
-      assertThat(down.exitCode()).as("e2e/local-cluster node down:\n" + down.tail(40)).isZero();
     }
   }
 
@@ -233,6 +228,7 @@ class HelmReleaseIT {
         "{\"spec\":{\"backupEnabled\":true}}");
     await("the backup CronJob, made by the upgraded operator")
         .atMost(Duration.ofMinutes(1))
+        .pollInterval(Duration.ofMillis(500))
         .until(() -> cluster.kubectl("-n", ns, "get", "cronjob", "kept-backup").exitCode() == 0);
     waitReady(ns, "kept");
 
@@ -249,6 +245,7 @@ class HelmReleaseIT {
         .isNotZero();
     await("the operator's pod gone")
         .atMost(Duration.ofMinutes(1))
+        .pollInterval(Duration.ofMillis(500))
         .until(() -> cellar.allPods().isEmpty());
     ok("get", "crd", "databases.cellar.dev");
     assertThat(ok("-n", ns, "get", "db", "kept", "-o", "jsonpath={.status.phase}").stdout())
@@ -312,14 +309,6 @@ class HelmReleaseIT {
         .as("kubectl " + String.join(" ", args) + "\n" + result.output())
         .isZero();
     return result;
-  }
-
-  static LocalCluster.Result node(String... args) {
-    List<String> command =
-        new ArrayList<>(
-            List.of(cluster.repoRootDir().resolve("e2e/local-cluster").toString(), "node"));
-    command.addAll(List.of(args));
-    return LocalCluster.exec(command, cluster.repoRootDir().toFile());
   }
 
   static String seconds(long startNanos) {

@@ -37,6 +37,7 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * kind.
  */
 @RunsOnKind
+@SharesRealNode
 class MajorUpgradeRealNodeIT {
   static final String NEW_IMAGE = "cellar.local/postgres:17";
 
@@ -54,7 +55,7 @@ class MajorUpgradeRealNodeIT {
 
   @BeforeEach
   void newScenario() {
-    RealNodeIT.scenarioNamespaces.clear();
+    RealNodeIT.scenarioNamespaces.get().clear();
   }
 
   @Test

@@ -87,6 +87,21 @@ class NewcomerJourneyIT {
     return Pattern.quote(run.engine()) + "\\s+" + Pattern.quote(run.version());
   }
 
+  /** Whether {@code kubectl get db}'s table shows each example Ready, at its engine and version. */
+  static boolean allReady(String table) {
+    return ready(table, "orders-db", "postgresql.yaml", 2)
+        && ready(table, "inventory-db", "mysql.yaml", 1)
+        && ready(table, "sessions-db", "mariadb.yaml", 1);
+  }
+
+  /** Whether the table's row {@code name} shows its example's columns, replicas and Ready. */
+  static boolean ready(String table, String name, String file, int replicas) {
+    String counts = "\\s+" + replicas + "\\s+" + replicas;
+    return Pattern.compile(name + "\\s+" + columns(file) + counts + "\\s+Ready\\s")
+        .matcher(table)
+        .find();
+  }
+
   @Test
   void applyWaitGetDescribeScaleToggleBackupsAndDelete() {
     ok(
@@ -108,10 +123,31 @@ class NewcomerJourneyIT {
     String table = ok("get", "db").stdout();
     assertThat(table.lines().findFirst().orElseThrow())
         .containsSubsequence("NAME", "ENGINE", "VERSION", "REPLICAS", "READY", "STATUS", "AGE");
-    assertThat(table)
-        .containsPattern("orders-db\\s+" + columns("postgresql.yaml") + "\\s+2\\s+2\\s+Ready")
-        .containsPattern("inventory-db\\s+" + columns("mysql.yaml") + "\\s+1\\s+1\\s+Ready")
-        .containsPattern("sessions-db\\s+" + columns("mariadb.yaml") + "\\s+1\\s+1\\s+Ready");
+    // Once (in CI, HelmReleaseIT's journey) a Database whose Ready condition had just turned True
+    // showed Failed in the table right after: a ready primary is no longer Failed (StatusFactory),
+    // but what was Degraded at that moment is not known. The first look is printed with the
+    // Databases' conditions and Events when it is not all Ready, and the table must show Ready
+    // within seconds.
+    if (!allReady(table)) {
+      System.out.println(
+          "kubectl get db right after kubectl wait:\n"
+              + table
+              + "\nkubectl describe db:\n"
+              + ok("describe", "db").stdout());
+    }
+    await("kubectl get db shows every example Ready")
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(
+            () ->
+                assertThat(allReady(ok("get", "db").stdout()))
+                    .as(
+                        () ->
+                            "kubectl get db:\n"
+                                + ok("get", "db").stdout()
+                                + "\nkubectl describe db:\n"
+                                + ok("describe", "db").stdout())
+                    .isTrue());
     assertThat(ok("get", "db", "orders-db", "-o", "wide").stdout())
         .contains("ENDPOINT")
         .contains("orders-db." + ns + ".svc.cluster.local:5432");
@@ -128,11 +164,13 @@ class NewcomerJourneyIT {
     assertThat(ok("get", "service", "orders-db-ro").stdout()).contains("orders-db-ro");
     await("Scaled event")
         .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(500))
         .until(() -> kubectl("describe", "db", "orders-db").stdout().contains("Scaled"));
 
     ok("patch", "db", "orders-db", "--type=merge", "-p", "{\"spec\":{\"backupEnabled\":false}}");
     await("backup CronJob removed, dumps kept")
         .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(500))
         .untilAsserted(
             () -> {
               assertThat(kubectl("get", "cronjob", "orders-db-backup").exitCode()).isNotZero();
@@ -141,6 +179,7 @@ class NewcomerJourneyIT {
     ok("patch", "db", "orders-db", "--type=merge", "-p", "{\"spec\":{\"backupEnabled\":true}}");
     await("backup CronJob back")
         .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(500))
         .until(() -> kubectl("get", "cronjob", "orders-db-backup").exitCode() == 0);
 
     // No finalizer: deletion never hangs in Terminating.
@@ -152,6 +191,7 @@ class NewcomerJourneyIT {
     // Removed by the garbage collector after its owner: soon, not at once on a busy machine.
     await("Delete removes it")
         .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(500))
         .until(() -> kubectl("get", "secret", "sessions-db-credentials").exitCode() != 0);
   }
 

@@ -49,9 +49,10 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * refuses, each end Failed naming the cause; the second becomes Ready once its Secret is fixed.
  *
  * <p>Only on the local cluster with {@code CELLAR_REAL_NODE=true}, like {@link RealNodeIT}, whose
- * lifecycle it shares (the node is started unless it runs, and stopped again if this class started
+ * lifecycle it shares (the node is started unless it runs, and serves the next class that shares
  * it). Not on kind: the S3 server runs on this machine.
  */
+@SharesRealNode
 class ObjectStoreRealNodeIT {
   /** The real node's address on its bridge (e2e/realnode/node.sh): pods reach it, and so do we. */
   static final String NODE_IP = "10.244.0.1";
@@ -96,7 +97,7 @@ class ObjectStoreRealNodeIT {
 
   @BeforeEach
   void newScenario() {
-    RealNodeIT.scenarioNamespaces.clear();
+    RealNodeIT.scenarioNamespaces.get().clear();
   }
 
   @Test

@@ -40,6 +40,7 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * kind.
  */
 @RunsOnKind
+@SharesRealNode
 class OperatorDownRealNodeIT {
   static final List<String> PODS = List.of("orders-0", "orders-1", "orders-2");
 
@@ -57,7 +58,7 @@ class OperatorDownRealNodeIT {
 
   @BeforeEach
   void newScenario() {
-    RealNodeIT.scenarioNamespaces.clear();
+    RealNodeIT.scenarioNamespaces.get().clear();
   }
 
   @Test

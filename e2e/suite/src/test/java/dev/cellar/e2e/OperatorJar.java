@@ -22,7 +22,6 @@ import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -32,7 +31,8 @@ import java.util.concurrent.TimeUnit;
  * _PORT}, a token file from a TokenRequest and the cluster's CA file, their paths in fabric8's own
  * variables for the pod's fixed ones), and no kubeconfig. A kubeconfig is read through fabric8's
  * static serialization, which instantiates every model class it knows first (about 700 classes, 5
- * MiB of the process's memory, docs/benchmarks.md) that the Deployment never loads.
+ * MiB of the process's memory: docs/performance.md, What bin/bench measures) that the Deployment
+ * never loads.
  */
 final class OperatorJar extends Cellar {
   private final Map<String, String> env;
@@ -141,17 +141,9 @@ final class OperatorJar extends Cellar {
     }
   }
 
-  /**
-   * The packaged operator: {@code operator/target/cellar-operator.jar}, or the copy {@code
-   * CELLAR_OPERATOR_JAR} names (bin/test runs this suite beside a build of the operator module,
-   * which rewrites the jar in target/ while the operators of this suite run from it).
-   */
+  /** The packaged operator: {@code operator/target/cellar-operator.jar}. */
   private static Path jar() {
-    Path jar =
-        Optional.ofNullable(System.getenv("CELLAR_OPERATOR_JAR"))
-            .filter(s -> !s.isBlank())
-            .map(Path::of)
-            .orElse(LocalCluster.repoRoot().resolve("operator/target/cellar-operator.jar"));
+    Path jar = LocalCluster.repoRoot().resolve("operator/target/cellar-operator.jar");
     if (!Files.exists(jar)) {
       throw new IllegalStateException(jar + " is missing: run mvn package first");
     }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.cellar.testkit.LocalCluster;
 import dev.cellar.testkit.Prerequisites;
+import dev.cellar.testkit.SharedRealNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -14,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -56,23 +58,30 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * <p>On the local cluster it runs only with {@code CELLAR_REAL_NODE=true} (as root, which the node
  * needs); otherwise it is skipped, so {@code mvn -B verify} is unaffected, and in CI fails ({@link
  * Prerequisites}). It starts the real node in the cluster of the run if it is not running (the
- * first start builds kubelet, kube-proxy, CoreDNS and the images), and then removes it again after
- * the class. Timings go to {@code e2e/suite/target/e2e-logs/real-node/timings.txt}.
+ * first start builds kubelet, kube-proxy, CoreDNS and the images); the node serves every class that
+ * shares it ({@link SharesRealNode}) and is removed before the kwok scenarios. Timings go to {@code
+ * e2e/suite/target/e2e-logs/real-node/timings.txt}.
  */
 @RunsOnKind
+@SharesRealNode
 class RealNodeIT {
   static final Duration READY = Duration.ofMinutes(5);
   static final String STORAGE_CLASS = "real-local";
   static final String NODE_LABEL = "cellar.dev/real-node";
 
   static LocalCluster cluster;
-  static boolean startedNode;
   static Cellar cellar;
-  static final List<String> namespaces = new ArrayList<>();
-  static final List<String> timings = new ArrayList<>();
+  // Synchronized: a class's scenarios may run at once (TlsRealNodeIT).
+  static final List<String> namespaces = Collections.synchronizedList(new ArrayList<>());
+  static final List<String> timings = Collections.synchronizedList(new ArrayList<>());
 
-  /** The namespaces of the scenario under way. */
-  static final List<String> scenarioNamespaces = new ArrayList<>();
+  /**
+   * The namespaces of the scenario under way on this thread: the scenarios of a class may run at
+   * once (TlsRealNodeIT), each on a thread of its own, which also reports its end to {@link
+   * #cleanUpPassed}.
+   */
+  static final ThreadLocal<List<String>> scenarioNamespaces =
+      ThreadLocal.withInitial(ArrayList::new);
 
   /**
    * A scenario that passed leaves nothing running for the next: its namespaces are deleted (not
@@ -84,15 +93,16 @@ class RealNodeIT {
       new TestWatcher() {
         @Override
         public void testSuccessful(ExtensionContext context) {
-          for (String ns : scenarioNamespaces) {
+          for (String ns : scenarioNamespaces.get()) {
             cluster.kubectl("delete", "namespace", ns, "--wait=false");
           }
+          scenarioNamespaces.get().clear();
         }
       };
 
   @BeforeEach
   void newScenario() {
-    scenarioNamespaces.clear();
+    scenarioNamespaces.get().clear();
   }
 
   @BeforeAll
@@ -117,18 +127,16 @@ class RealNodeIT {
       cellar = Cellar.install(logs);
       return;
     }
-    Prerequisites.requireRealNode();
     long start = System.nanoTime();
-    startedNode = node("status").exitCode() != 0;
-    LocalCluster.Result up = node("up");
-    assertThat(up.exitCode()).as("e2e/local-cluster node up:\n" + up.tail(40)).isZero();
-    timings.add("node up: " + seconds(start) + " s");
+    SharedRealNode.up(cluster);
+    timings.add("node up (or already up): " + seconds(start) + " s");
     cellar = Cellar.install(logs, settings);
   }
 
   /**
-   * Deletes what the class made and, if it started the real node, removes it again: the kwok-based
-   * scenarios that may follow in the same cluster then have only kwok nodes, as they expect.
+   * Deletes what the class made and stops its operator. The real node stays up for the next class
+   * that shares it; {@link RealNodeRelease} stops it before a class that expects kwok's nodes
+   * alone.
    */
   @AfterAll
   static void cleanUp() throws IOException {
@@ -147,20 +155,11 @@ class RealNodeIT {
       timings.clear();
     }
     namespaces.clear();
-    if (startedNode) {
-      startedNode = false;
-      LocalCluster.Result down = node("down");
-      assertThat(down.exitCode()).as("e2e/local-cluster node down:\n" + down.tail(40)).isZero();
-    }
   }
 
   /** Runs {@code e2e/local-cluster node ARGS} on the cluster of this run. */
   static LocalCluster.Result node(String... args) {
-    List<String> command =
-        new ArrayList<>(
-            List.of(cluster.repoRootDir().resolve("e2e/local-cluster").toString(), "node"));
-    command.addAll(List.of(args));
-    return LocalCluster.exec(command, cluster.repoRootDir().toFile());
+    return SharedRealNode.run(cluster, args);
   }
 
   @Test
@@ -1548,7 +1547,7 @@ class RealNodeIT {
     ok("create", "namespace", ns);
     ok("label", "namespace", ns, "cellar.dev/test=true");
     namespaces.add(ns);
-    scenarioNamespaces.add(ns);
+    scenarioNamespaces.get().add(ns);
     return ns;
   }
 

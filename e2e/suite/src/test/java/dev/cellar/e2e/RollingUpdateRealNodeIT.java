@@ -42,6 +42,7 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * kind.
  */
 @RunsOnKind
+@SharesRealNode
 class RollingUpdateRealNodeIT {
   /** The version the rolling update goes to, and its image (a tag of the same server). */
   static final String NEW_VERSION = "15.14";
@@ -66,7 +67,7 @@ class RollingUpdateRealNodeIT {
 
   @BeforeEach
   void newScenario() {
-    RealNodeIT.scenarioNamespaces.clear();
+    RealNodeIT.scenarioNamespaces.get().clear();
   }
 
   @Test

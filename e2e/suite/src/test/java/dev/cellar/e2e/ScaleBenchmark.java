@@ -46,10 +46,11 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /**
- * How fast Cellar converges, what it costs and how that grows with N (docs/benchmarks.md). Run by
- * {@code bin/bench} ({@code mvn -Pbench}), never by {@code mvn verify}: it measures and reports, it
- * asserts no timings. Each size gets a fresh local cluster, once for Cellar and once for the floor:
- * a plain client creating the same children Cellar made, with the same concurrency.
+ * How fast Cellar converges, what it costs and how that grows with N (docs/performance.md, The
+ * method). Run by {@code bin/bench} ({@code mvn -Pbench}), never by {@code mvn verify}: it measures
+ * and reports, it asserts no timings. Each size gets a fresh local cluster, once for Cellar and
+ * once for the floor: a plain client creating the same children Cellar made, with the same
+ * concurrency.
  */
 class ScaleBenchmark {
   static final String NS = "bench";
@@ -80,9 +81,9 @@ class ScaleBenchmark {
   }
 
   /**
-   * The memory limit the README's sizing line gives for {@code n} Databases: the Deployment's if it
-   * holds them, else the first of 512Mi, 1Gi, 2Gi and so on that does. A limit holds n when half of
-   * it (the heap's maximum) fits the Deployment's young generation and an old one a quarter over
+   * The memory limit docs/operations.md's sizing gives for {@code n} Databases: the Deployment's if
+   * it holds them, else the first of 512Mi, 1Gi, 2Gi and so on that does. A limit holds n when half
+   * of it (the heap's maximum) fits the Deployment's young generation and an old one a quarter over
    * the live heap, which is about 28 MiB plus 0.06 MiB a Database. So `bin/bench 500,1000,5000`
    * runs the 5000 with the limit a user would give them (1Gi), where the Deployment's 384Mi runs
    * out.
@@ -297,7 +298,8 @@ class ScaleBenchmark {
 
       // Start-up with N Databases: process start to /readyz and to the first reconcile. /readyz
       // is polled, not /metrics: a scrape walks every Database for its gauges, and one every 20 ms
-      // cost the starting operator a quarter of its CPU (docs/benchmarks.md, sixth pass).
+      // cost the starting operator a quarter of its CPU (docs/performance.md, What bin/bench
+      // measures).
       cellar.stop();
       cellar.start();
       Instant processStart = cellar.startedAt();
@@ -396,7 +398,7 @@ class ScaleBenchmark {
 
   /**
    * What the operator's live heap holds, by class (a full GC first): target/bench/histogram-N.txt,
-   * the evidence behind docs/benchmarks.md's memory findings.
+   * the evidence behind the memory decisions (docs/performance.md, Decisions: the caches).
    */
   static void histogram(long pid, int n) throws java.io.IOException {
     LocalCluster.Result histogram =

@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import org.junit.jupiter.api.Test;
 
-/** The memory limit the benchmark gives each size, as the README's sizing line states it. */
+/** The memory limit the benchmark gives each size, as docs/operations.md's sizing states it. */
 class ScaleBenchmarkSizingTest {
   @Test
-  void theDeploymentsLimitHoldsWhatTheReadmeSaysAndLargerSizesGetTheNextStep() {
+  void theDeploymentsLimitHoldsWhatTheSizingSaysAndLargerSizesGetTheNextStep() {
     assertEquals(384, ScaleBenchmark.memoryLimitMiB(384, 500));
     assertEquals(384, ScaleBenchmark.memoryLimitMiB(384, 1000));
     assertEquals(384, ScaleBenchmark.memoryLimitMiB(384, 1850));

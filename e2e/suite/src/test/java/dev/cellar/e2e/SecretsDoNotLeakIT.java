@@ -118,6 +118,7 @@ class SecretsDoNotLeakIT {
     }
     await("on-demand backup Jobs and their pods")
         .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(500))
         .untilAsserted(
             () ->
                 assertThat(
@@ -127,6 +128,7 @@ class SecretsDoNotLeakIT {
                     .isGreaterThanOrEqualTo(3));
     await("the user's incomplete Secret is reported")
         .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(500))
         .untilAsserted(
             () ->
                 assertThat(
@@ -155,6 +157,7 @@ class SecretsDoNotLeakIT {
         "{\"stringData\":{\"password\":\"" + ROTATED_PASSWORD + "\"}}");
     await("the rotation is tried")
         .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(500))
         .until(
             () ->
                 !ok("get", "db", "leak-pg", "-o", "jsonpath={.status.credentials}").equals(before)

@@ -33,6 +33,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.extension.TestWatcher;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * TLS on real servers (issue #19), beyond what {@link RealNodeIT}'s scenario shows: a renewal, and
@@ -46,9 +48,11 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * {@code <name>} and {@code <name>-ro}, and a row written after the renewal reaches the replica
  * (replication goes on).
  *
- * <p>Shares {@link RealNodeIT}'s lifecycle; the local cluster only (the validity is a setting of
- * the operator process).
+ * <p>The two scenarios run at once (junit-platform.properties): the renewal's wait leaves the
+ * machine idle for about a minute. Shares {@link RealNodeIT}'s lifecycle; the local cluster only
+ * (the validity is a setting of the operator process).
  */
+@SharesRealNode
 class TlsRealNodeIT {
   static final List<String> PODS = List.of("orders-0", "orders-1");
 
@@ -71,6 +75,7 @@ class TlsRealNodeIT {
   record Subject(String ns, Engine engine, Map<String, String> pods, String served) {}
 
   @Test
+  @Execution(ExecutionMode.CONCURRENT)
   void certificatesAreRenewedAndReloadedWhileClientsKeepConnecting() {
     long start = System.nanoTime();
     // Both engines at once: the renewal is a matter of time, which they then share.
@@ -135,6 +140,7 @@ class TlsRealNodeIT {
    * Job, which connects as that user, writes its dump with the certificate.
    */
   @Test
+  @Execution(ExecutionMode.CONCURRENT)
   void clientCertificatesAreRequiredOfTheApplicationUser() {
     long start = System.nanoTime();
     Map<String, Engine> namespaces = new LinkedHashMap<>();

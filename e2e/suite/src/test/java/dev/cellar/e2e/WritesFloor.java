@@ -32,7 +32,7 @@ import java.util.function.Consumer;
 
 /**
  * The floor with Cellar's own writes (bin/bench with CELLAR_BENCH_WRITES_FLOOR=true;
- * docs/benchmarks.md, thirty-eighth pass): on a fresh cluster, a plain client makes the writes
+ * docs/performance.md, The writes floor): on a fresh cluster, a plain client makes the writes
  * Cellar makes for each Database and nothing else. Each of the bench's threads creates a Database,
  * its children (owned by it; the StatefulSet, CronJob, NetworkPolicy and claim applied server-side,
  * as Cellar writes them), its first status and an Event; a pod informer gives each pod its role

@@ -15,9 +15,9 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * deploy/grafana/cellar-databases.json: it parses, has the panels the README promises, and every
- * PromQL query in it names only the metrics listed here ({@link #metricNames}, which a test against
- * a real Prometheus can check exist).
+ * deploy/grafana/cellar-databases.json: it parses, has the panels docs/monitoring.md promises, and
+ * every PromQL query in it names only the metrics listed here ({@link #metricNames}, which a test
+ * against a real Prometheus can check exist).
  */
 class DashboardTest {
   static final Path DASHBOARD =
@@ -99,7 +99,7 @@ class DashboardTest {
   }
 
   @Test
-  void theDashboardShowsWhatTheReadmePromisesFromTheseMetrics() throws IOException {
+  void theDashboardShowsWhatTheDocsPromiseFromTheseMetrics() throws IOException {
     JsonNode dashboard = dashboard();
     assertThat(dashboard.path("uid").asText()).isEqualTo("cellar-databases");
     List<String> titles = new ArrayList<>();

@@ -190,7 +190,7 @@ class BackupObjectStoreIT {
         .orFail("source server");
     cleanups.add(
         () -> as("postgres", pgEnv, "pg_ctl -D '" + data + "' -m immediate stop >/dev/null"));
-    // About 20 MB of rows: the size docs/benchmarks.md states.
+    // About 20 MB of rows (docs/performance.md, Failover and backups).
     as(
             "postgres",
             pgEnv,

@@ -34,8 +34,11 @@ import org.junit.jupiter.api.Test;
  * cluster (written to target/lint/). Any finding that {@code kube-score-exceptions.txt} (next to
  * this file's resources) does not list fails the build; an exception that matches nothing fails it
  * too, so the file stays short and true.
+ *
+ * <p>An integration test for when it runs (kube-score and helm are built beside the tests on a new
+ * machine: see {@link dev.cellar.operator.deploy.HelmTemplateIT}).
  */
-class ManifestLintTest {
+class ManifestLintIT {
   static final Path ROOT = Path.of(System.getProperty("cellar.repo.root", ".."));
   static final Path OUT = Path.of("target/lint");
   static final Path EXCEPTIONS = Path.of("src/test/resources/kube-score-exceptions.txt");

@@ -26,8 +26,13 @@ import org.junit.jupiter.api.Test;
  * The Helm chart (deploy/helm/cellar) renders what {@code kubectl apply -k deploy/operator/}
  * installs: one source of truth for RBAC and the Deployment's security settings, checked with a
  * real helm (built by {@code e2e/cluster/build.sh tools}).
+ *
+ * <p>An integration test for when it runs, not for what it touches: on a new machine helm is built
+ * beside the tests, and as a unit test it held the operator module's unit phase, and so every IT
+ * after it, for the seven minutes of that build. Among the ITs it waits in one fork while the other
+ * runs.
  */
-class HelmChartTest {
+class HelmTemplateIT {
   static final Path CHART = DeployManifestsTest.ROOT.resolve("deploy/helm/cellar");
   static Path helm;
 
