@@ -12,10 +12,10 @@ import static dev.cellar.e2e.RealNodeIT.timings;
 import static dev.cellar.e2e.RealNodeIT.waitReady;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.cellar.e2e.RealNodeIT.Engine;
 import dev.cellar.testkit.LocalCluster;
+import dev.cellar.testkit.Prerequisites;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -48,14 +48,19 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * For PostgreSQL also: a bootstrap from a dump that does not exist, and one with keys the bucket
  * refuses, each end Failed naming the cause; the second becomes Ready once its Secret is fixed.
  *
- * <p>Only on the local cluster with {@code CELLAR_REAL_NODE=true}, like {@link RealNodeIT}, whose
- * lifecycle it shares (the node is started unless it runs, and serves the next class that shares
- * it). Not on kind: the S3 server runs on this machine.
+ * <p>On the local cluster's real node (with {@code CELLAR_REAL_NODE=true}, like {@link RealNodeIT},
+ * whose lifecycle it shares) or on kind, where CI runs it: the S3 server runs on this machine,
+ * listening where the cluster's pods reach it (the real node's bridge, or kind's network:
+ * {@code CELLAR_E2E_HOST_ADDRESS}, which e2e/kind/suite sets).
  */
+@RunsOnKind
 @SharesRealNode
 class ObjectStoreRealNodeIT {
   /** The real node's address on its bridge (e2e/realnode/node.sh): pods reach it, and so do we. */
   static final String NODE_IP = "10.244.0.1";
+
+  /** What names this machine's address for the pods of another cluster (kind's). */
+  static final String HOST_ADDRESS = "CELLAR_E2E_HOST_ADDRESS";
 
   static final String BUCKET = "cellar-dumps";
   static final Path S3_SERVER =
@@ -68,13 +73,17 @@ class ObjectStoreRealNodeIT {
 
   @BeforeAll
   static void up() throws IOException {
-    assumeTrue(
-        LocalCluster.get().isLocal(), "the S3 server runs on this machine: local cluster only");
+    String address = LocalCluster.get().isLocal() ? NODE_IP : System.getenv(HOST_ADDRESS);
+    Prerequisites.require(
+        address != null && !address.isBlank(),
+        HOST_ADDRESS + ", the address this machine's S3 server listens on for the cluster's pods",
+        "set it to this machine's address on the cluster's network (e2e/kind/kind-cluster"
+            + " host-address prints kind's)");
     RealNodeIT.realNode("object-store-real-node");
     s3Dir = Files.createTempDirectory("cellar-s3-realnode-");
     long start = System.nanoTime();
     LocalCluster.Result started =
-        s3("env", "CELLAR_S3_ADDRESS=" + NODE_IP, S3_SERVER.toString(), "start");
+        s3("env", "CELLAR_S3_ADDRESS=" + address, S3_SERVER.toString(), "start");
     for (String line : started.stdout().lines().toList()) {
       int eq = line.indexOf('=');
       if (eq > 0) {
@@ -158,9 +167,8 @@ class ObjectStoreRealNodeIT {
                         "      credentialsSecret: s3-keys",
                         ""))
             // The backup Jobs follow it: they need a real server too, not a kwok node.
-            + "  nodeSelector: {"
-            + RealNodeIT.NODE_LABEL
-            + ": \"true\"}\n");
+            + RealNodeIT.realNodeSelector()
+            + "\n");
     waitReady(ns, "ledger");
     timings.add(engine.name() + ": Database with a bucket Ready in " + seconds(start) + " s");
     assertThat(kubectl("get", "pvc", "-n", ns, "ledger-backups").exitCode())

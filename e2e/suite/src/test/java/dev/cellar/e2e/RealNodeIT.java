@@ -1578,6 +1578,14 @@ class RealNodeIT {
         "");
   }
 
+  /**
+   * A pod spec's line that keeps its pod on the real node, among the local cluster's kwok nodes;
+   * empty elsewhere (kind's nodes are all real).
+   */
+  static String realNodeSelector() {
+    return cluster.isLocal() ? "  nodeSelector: {" + NODE_LABEL + ": \"true\"}" : "";
+  }
+
   /** The spec lines that start a Database from the latest dump of {@code source}. */
   static String fromBackup(String source, String from) {
     return String.join(
@@ -1671,7 +1679,7 @@ class RealNodeIT {
                 "metadata:",
                 "  name: " + pod,
                 "spec:",
-                cluster.isLocal() ? "  nodeSelector: {" + NODE_LABEL + ": \"true\"}" : "",
+                realNodeSelector(),
                 "  restartPolicy: Never",
                 "  securityContext: {runAsNonRoot: true, runAsUser: 999, runAsGroup: 999,"
                     + " seccompProfile: {type: RuntimeDefault}}",
@@ -1713,7 +1721,7 @@ class RealNodeIT {
                 "metadata:",
                 "  name: client-" + name,
                 "spec:",
-                cluster.isLocal() ? "  nodeSelector: {" + NODE_LABEL + ": \"true\"}" : "",
+                realNodeSelector(),
                 "  restartPolicy: Never",
                 "  securityContext: {runAsNonRoot: true, runAsUser: 999, runAsGroup: 999,"
                     + " seccompProfile: {type: RuntimeDefault}}",
