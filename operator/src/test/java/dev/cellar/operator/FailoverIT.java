@@ -48,6 +48,9 @@ class FailoverIT extends ReconcilerTestBase {
       new ConcurrentHashMap<>(Map.of("ha-1", 10L, "ha-2", 20L, "sy-1", 30L));
   static final Map<String, Long> lags = new ConcurrentHashMap<>();
 
+  /** Pods whose promotion fails, with what the agent says. */
+  static final Map<String, String> promoteFails = new ConcurrentHashMap<>();
+
   static final InstanceAgent FAKE =
       new InstanceAgent() {
         @Override
@@ -66,7 +69,7 @@ class FailoverIT extends ReconcilerTestBase {
         @Override
         public Optional<String> promote(String namespace, String pod) {
           promoted.add(pod);
-          return Optional.empty();
+          return Optional.ofNullable(promoteFails.get(pod));
         }
 
         @Override
@@ -292,6 +295,24 @@ class FailoverIT extends ReconcilerTestBase {
               assertThat(hasEvent("ha", "SwitchoverFailed")).isTrue();
             });
     assertThat(get("ha").getStatus().getCurrentPrimary()).isEqualTo("ha-1");
+
+    // A switchover whose promotion fails is abandoned: ha-1 takes writes and its label back, and
+    // ha-2, labelled before its promotion, is a replica again (one primary behind the Service).
+    promoteFails.put("ha-2", "role.sh promote in ha-2 exited 1: pg_promote failed");
+    switchoverTo("ha-2");
+    await("abandoned")
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () -> {
+              assertThat(get("ha").getMetadata().getAnnotations())
+                  .doesNotContainKey(Keys.SWITCHOVER_ANNOTATION);
+              assertThat(ofDatabase(promoted, "ha")).containsExactly("ha-2", "ha-1", "ha-2", "ha-1");
+              assertThat(pod("ha-2").getMetadata().getLabels()).containsEntry(Keys.ROLE, "replica");
+              assertThat(pod("ha-1").getMetadata().getLabels()).containsEntry(Keys.ROLE, "primary");
+              assertThat(endpoints("ha")).containsExactly("ha-1");
+            });
+    assertThat(get("ha").getStatus().getCurrentPrimary()).isEqualTo("ha-1");
+    promoteFails.clear();
   }
 
   /**

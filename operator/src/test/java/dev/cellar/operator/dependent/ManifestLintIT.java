@@ -25,6 +25,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,6 +39,7 @@ import org.junit.jupiter.api.Test;
  * <p>An integration test for when it runs (kube-score and helm are built beside the tests on a new
  * machine: see {@link dev.cellar.operator.deploy.HelmTemplateIT}).
  */
+@Tag("tools")
 class ManifestLintIT {
   static final Path ROOT = Path.of(System.getProperty("cellar.repo.root", ".."));
   static final Path OUT = Path.of("target/lint");

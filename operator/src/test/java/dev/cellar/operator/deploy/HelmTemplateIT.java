@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,9 +30,10 @@ import org.junit.jupiter.api.Test;
  *
  * <p>An integration test for when it runs, not for what it touches: on a new machine helm is built
  * beside the tests, and as a unit test it held the operator module's unit phase, and so every IT
- * after it, for the seven minutes of that build. Among the ITs it waits in one fork while the other
- * runs.
+ * after it, for the seven minutes of that build. Tagged {@code tools}, it runs after the other ITs
+ * (operator/pom.xml), when the build is long done.
  */
+@Tag("tools")
 class HelmTemplateIT {
   static final Path CHART = DeployManifestsTest.ROOT.resolve("deploy/helm/cellar");
   static Path helm;
