@@ -306,7 +306,8 @@ class FailoverIT extends ReconcilerTestBase {
             () -> {
               assertThat(get("ha").getMetadata().getAnnotations())
                   .doesNotContainKey(Keys.SWITCHOVER_ANNOTATION);
-              assertThat(ofDatabase(promoted, "ha")).containsExactly("ha-2", "ha-1", "ha-2", "ha-1");
+              assertThat(ofDatabase(promoted, "ha"))
+                  .containsExactly("ha-2", "ha-1", "ha-2", "ha-1");
               assertThat(pod("ha-2").getMetadata().getLabels()).containsEntry(Keys.ROLE, "replica");
               assertThat(pod("ha-1").getMetadata().getLabels()).containsEntry(Keys.ROLE, "primary");
               assertThat(endpoints("ha")).containsExactly("ha-1");

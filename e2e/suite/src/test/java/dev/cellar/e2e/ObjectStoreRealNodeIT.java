@@ -50,8 +50,8 @@ import org.junit.jupiter.api.extension.TestWatcher;
  *
  * <p>On the local cluster's real node (with {@code CELLAR_REAL_NODE=true}, like {@link RealNodeIT},
  * whose lifecycle it shares) or on kind, where CI runs it: the S3 server runs on this machine,
- * listening where the cluster's pods reach it (the real node's bridge, or kind's network:
- * {@code CELLAR_E2E_HOST_ADDRESS}, which e2e/kind/suite sets).
+ * listening where the cluster's pods reach it (the real node's bridge, or kind's network: {@code
+ * CELLAR_E2E_HOST_ADDRESS}, which e2e/kind/suite sets).
  */
 @RunsOnKind
 @SharesRealNode

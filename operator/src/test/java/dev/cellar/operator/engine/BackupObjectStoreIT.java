@@ -20,6 +20,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.Test;
  * packages, with the Jobs' exact script: upload, listing, retention, verification in a throwaway
  * server, a corrupted object caught by verification, and wrong credentials named.
  */
+@Tag("tools")
 class BackupObjectStoreIT {
   private static final Duration COMMAND = Duration.ofMinutes(5);
   private static final Path S3_SERVER = Path.of("..", "e2e", "s3", "s3-server").toAbsolutePath();
