@@ -19,6 +19,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.Test;
  * restored by the engine's restore script during an initialisation like the image's, and the rows
  * are there with the new Database's password. A missing dump and refused keys are named.
  */
+@Tag("tools")
 class BootstrapRestoreIT {
   private static final Duration COMMAND = Duration.ofMinutes(5);
   private static final Path S3_SERVER = Path.of("..", "e2e", "s3", "s3-server").toAbsolutePath();
