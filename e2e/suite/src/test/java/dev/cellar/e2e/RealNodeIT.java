@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.cellar.testkit.LocalCluster;
 import dev.cellar.testkit.Prerequisites;
 import dev.cellar.testkit.SharedRealNode;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -447,16 +449,9 @@ class RealNodeIT {
         .until(
             () ->
                 currentPrimary(ns).equals("orders-2")
-                    && !kubectl(
-                            "get",
-                            "db",
-                            "-n",
-                            ns,
-                            "orders",
-                            "-o",
-                            "jsonpath={.metadata.annotations}")
-                        .stdout()
-                        .contains("switchover-to"));
+                    && Optional.ofNullable(get(ns, "orders").getMetadata().getAnnotations())
+                        .map(a -> !a.containsKey("cellar.dev/switchover-to"))
+                        .orElse(true));
     // The row under way now may have started before the switchover completed: the rows after it
     // were written to the new primary.
     int switched = writerLog(ns).lastRow() + 1;
@@ -578,9 +573,32 @@ class RealNodeIT {
   }
 
   static String currentPrimary(String ns) {
-    return kubectl("get", "db", "-n", ns, "orders", "-o", "jsonpath={.status.currentPrimary}")
-        .stdout()
-        .strip();
+    return status(ns, "orders", "currentPrimary");
+  }
+
+  /** An API client for the polls below, made once per JVM (the cluster is the run's). */
+  private static KubernetesClient api;
+
+  /**
+   * A field of a Database's status, or "" without one: read with the client, not a kubectl process,
+   * since the failover and switchover scenarios poll every 200 ms while the clients' outages are
+   * timed (two kubectl processes a poll took a busy machine's CPU from the servers under test).
+   */
+  static String status(String ns, String name, String field) {
+    Object value =
+        Optional.ofNullable(get(ns, name)).map(db -> db.get("status", field)).orElse(null);
+    return value == null ? "" : value.toString().strip();
+  }
+
+  /** The Database, or null. */
+  static synchronized GenericKubernetesResource get(String ns, String name) {
+    if (api == null) {
+      api = cluster.newClient();
+    }
+    return api.genericKubernetesResources("cellar.dev/v1", "Database")
+        .inNamespace(ns)
+        .withName(name)
+        .get();
   }
 
   /**
@@ -1654,7 +1672,7 @@ class RealNodeIT {
   }
 
   static String phase(String ns, String name) {
-    return kubectl("get", "db", "-n", ns, name, "-o", "jsonpath={.status.phase}").stdout().strip();
+    return status(ns, name, "phase");
   }
 
   /**
