@@ -1,5 +1,7 @@
 package dev.cellar.operator;
 
+import dev.cellar.api.names.Conditions.Reason;
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
 import dev.cellar.operator.backup.BackupResults;
 import dev.cellar.operator.backup.ImperativeAnnotations;
@@ -31,7 +33,6 @@ import dev.cellar.operator.primary.PodRoles;
 import dev.cellar.operator.replication.ReplicationLag;
 import dev.cellar.operator.rollout.RollingUpdate;
 import dev.cellar.operator.rollout.StuckPods;
-import dev.cellar.operator.status.Conditions.Reason;
 import dev.cellar.operator.status.ErrorMessages;
 import dev.cellar.operator.status.Observed;
 import dev.cellar.operator.status.StatusWriter;

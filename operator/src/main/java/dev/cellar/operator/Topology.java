@@ -1,5 +1,6 @@
 package dev.cellar.operator;
 
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.IssuerRef;

@@ -3,6 +3,8 @@ package dev.cellar.operator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.cellar.api.names.Conditions.Type;
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.Engine;
@@ -12,7 +14,6 @@ import dev.cellar.api.v1.ReplicationMode;
 import dev.cellar.api.v1.ReplicationSpec;
 import dev.cellar.operator.failover.InstanceAgent;
 import dev.cellar.operator.replication.ReplicationLag;
-import dev.cellar.operator.status.Conditions.Type;
 import dev.cellar.testkit.LocalCluster;
 import dev.cellar.testkit.LocalOperator;
 import io.fabric8.kubernetes.api.model.Pod;

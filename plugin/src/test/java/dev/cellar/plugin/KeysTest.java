@@ -2,7 +2,7 @@ package dev.cellar.plugin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.cellar.operator.Keys;
+import dev.cellar.api.names.Keys;
 import dev.cellar.operator.Topology;
 import java.util.List;
 import org.junit.jupiter.api.Test;

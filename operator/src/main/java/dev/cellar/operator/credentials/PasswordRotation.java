@@ -1,15 +1,15 @@
 package dev.cellar.operator.credentials;
 
+import dev.cellar.api.names.Conditions.Reason;
+import dev.cellar.api.names.Keys;
+import dev.cellar.api.names.Keys.Credentials;
 import dev.cellar.api.v1.CredentialsStatus;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseStatus;
-import dev.cellar.operator.Keys;
-import dev.cellar.operator.Keys.Credentials;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.failover.InstanceAgent;
 import dev.cellar.operator.primary.PodRoles;
 import dev.cellar.operator.runtime.OperatorSettings;
-import dev.cellar.operator.status.Conditions.Reason;
 import dev.cellar.operator.status.CredentialsCheck;
 import dev.cellar.operator.status.Observed;
 import dev.cellar.operator.status.StatusFactory;

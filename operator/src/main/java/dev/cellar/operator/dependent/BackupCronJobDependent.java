@@ -1,9 +1,9 @@
 package dev.cellar.operator.dependent;
 
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.BackupSpec;
 import dev.cellar.api.v1.Database;
 import dev.cellar.operator.Children;
-import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.status.StatusFactory;
 import io.fabric8.kubernetes.api.model.Pod;

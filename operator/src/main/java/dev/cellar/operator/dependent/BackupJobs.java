@@ -2,10 +2,10 @@ package dev.cellar.operator.dependent;
 
 import static dev.cellar.operator.engine.EngineProfile.value;
 
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.BackupSpec;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.ObjectStoreSpec;
-import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.engine.EngineProfile;
 import io.fabric8.kubernetes.api.model.EnvVar;

@@ -1,8 +1,8 @@
 package dev.cellar.operator.dependent;
 
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
-import dev.cellar.operator.Keys;
 import io.fabric8.kubernetes.api.model.Affinity;
 import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.PodAntiAffinity;

@@ -1,10 +1,10 @@
 package dev.cellar.operator.dependent;
 
+import dev.cellar.api.names.Keys;
+import dev.cellar.api.names.Keys.Credentials;
 import dev.cellar.api.v1.ComputeResources;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseResources;
-import dev.cellar.operator.Keys;
-import dev.cellar.operator.Keys.Credentials;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.deletion.DataRetention;
 import dev.cellar.operator.engine.EngineProfile;

@@ -1,9 +1,9 @@
 package dev.cellar.operator.engine;
 
+import dev.cellar.api.names.Keys;
+import dev.cellar.api.names.Keys.Credentials;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.Engine;
-import dev.cellar.operator.Keys;
-import dev.cellar.operator.Keys.Credentials;
 import dev.cellar.operator.Topology;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import java.util.ArrayList;

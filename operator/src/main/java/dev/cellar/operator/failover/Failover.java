@@ -1,11 +1,11 @@
 package dev.cellar.operator.failover;
 
+import dev.cellar.api.names.Conditions.Reason;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseStatus;
 import dev.cellar.api.v1.FailoverSpec;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.primary.PodRoles;
-import dev.cellar.operator.status.Conditions.Reason;
 import dev.cellar.operator.status.EventRecorder;
 import dev.cellar.operator.status.Observed;
 import dev.cellar.operator.status.StatusFactory;

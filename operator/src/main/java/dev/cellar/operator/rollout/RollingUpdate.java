@@ -1,8 +1,8 @@
 package dev.cellar.operator.rollout;
 
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
 import dev.cellar.operator.Children;
-import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.guard.WriteBudget;
 import dev.cellar.operator.primary.PodRoles;

@@ -1,7 +1,7 @@
 package dev.cellar.operator.status;
 
+import dev.cellar.api.names.Conditions.Reason;
 import dev.cellar.operator.guard.WriteBudget;
-import dev.cellar.operator.status.Conditions.Reason;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.AggregatedOperatorException;

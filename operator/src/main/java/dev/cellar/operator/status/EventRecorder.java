@@ -1,12 +1,12 @@
 package dev.cellar.operator.status;
 
+import dev.cellar.api.names.Conditions.Reason;
+import dev.cellar.api.names.Conditions.Type;
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.CredentialsStatus;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseStatus;
 import dev.cellar.api.v1.TlsStatus;
-import dev.cellar.operator.Keys;
-import dev.cellar.operator.status.Conditions.Reason;
-import dev.cellar.operator.status.Conditions.Type;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;

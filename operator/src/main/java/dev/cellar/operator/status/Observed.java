@@ -1,8 +1,8 @@
 package dev.cellar.operator.status;
 
+import dev.cellar.api.names.Conditions.Reason;
 import dev.cellar.api.v1.CredentialsStatus;
 import dev.cellar.operator.engine.VersionDecision;
-import dev.cellar.operator.status.Conditions.Reason;
 import dev.cellar.operator.storage.StorageResize;
 import dev.cellar.operator.tls.TlsState;
 import io.fabric8.kubernetes.api.model.Pod;

@@ -1,8 +1,8 @@
 package dev.cellar.operator.status;
 
+import dev.cellar.api.names.Conditions.Reason;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.dependent.BootstrapRestore;
-import dev.cellar.operator.status.Conditions.Reason;
 import io.fabric8.kubernetes.api.model.ContainerStateTerminated;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;

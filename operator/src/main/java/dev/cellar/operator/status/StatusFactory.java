@@ -1,17 +1,17 @@
 package dev.cellar.operator.status;
 
+import dev.cellar.api.names.Conditions.Reason;
+import dev.cellar.api.names.Conditions.Type;
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.BackupRecord;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseStatus;
 import dev.cellar.api.v1.InstanceStatus;
 import dev.cellar.api.v1.Phase;
-import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.backup.BackupResults;
 import dev.cellar.operator.engine.VersionDecision;
 import dev.cellar.operator.rollout.RollingUpdate;
-import dev.cellar.operator.status.Conditions.Reason;
-import dev.cellar.operator.status.Conditions.Type;
 import dev.cellar.operator.storage.StorageResize;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;

@@ -1,13 +1,13 @@
 package dev.cellar.operator.tls;
 
+import dev.cellar.api.names.Conditions.Reason;
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.TlsStatus;
-import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.credentials.CredentialsSecret;
 import dev.cellar.operator.dependent.Certificate;
 import dev.cellar.operator.dependent.CertificateDependent;
-import dev.cellar.operator.status.Conditions.Reason;
 import dev.cellar.operator.status.Observed;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.javaoperatorsdk.operator.api.reconciler.Context;

@@ -2,10 +2,10 @@ package dev.cellar.operator.backup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.Engine;
-import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;

@@ -2,12 +2,12 @@ package dev.cellar.operator.dependent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cellar.api.names.Conditions.Reason;
 import dev.cellar.api.v1.BootstrapSpec;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.FromBackupSpec;
 import dev.cellar.api.v1.ObjectStoreSpec;
-import dev.cellar.operator.status.Conditions.Reason;
 import dev.cellar.operator.status.PodTrouble;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;

@@ -2,9 +2,9 @@ package dev.cellar.operator.dependent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.Engine;
-import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
 import dev.cellar.operator.cache.CachePruning;
 import dev.cellar.operator.engine.EngineProfile;

@@ -2,11 +2,11 @@ package dev.cellar.operator.status;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cellar.api.names.Conditions.Reason;
+import dev.cellar.api.names.Conditions.Type;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseStatus;
 import dev.cellar.api.v1.Phase;
-import dev.cellar.operator.status.Conditions.Reason;
-import dev.cellar.operator.status.Conditions.Type;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;

@@ -2,15 +2,15 @@ package dev.cellar.operator.tls;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cellar.api.names.Conditions.Reason;
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.IssuerRef;
 import dev.cellar.api.v1.TlsMode;
 import dev.cellar.api.v1.TlsSpec;
-import dev.cellar.operator.Keys;
 import dev.cellar.operator.Topology;
-import dev.cellar.operator.status.Conditions.Reason;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;

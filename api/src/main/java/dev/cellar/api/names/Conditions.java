@@ -1,4 +1,4 @@
-package dev.cellar.operator.status;
+package dev.cellar.api.names;
 
 import java.util.Arrays;
 import java.util.List;
