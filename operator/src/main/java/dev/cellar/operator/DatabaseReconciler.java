@@ -27,6 +27,7 @@ import dev.cellar.operator.dependent.StatefulSetDependent;
 import dev.cellar.operator.dependent.TlsCaSecretDependent;
 import dev.cellar.operator.dependent.TlsClientSecretDependent;
 import dev.cellar.operator.dependent.TlsServerSecretDependent;
+import dev.cellar.operator.facts.Failure;
 import dev.cellar.operator.failover.Failover;
 import dev.cellar.operator.failover.InstanceAgent;
 import dev.cellar.operator.primary.PodRoles;
@@ -34,7 +35,6 @@ import dev.cellar.operator.replication.ReplicationLag;
 import dev.cellar.operator.rollout.RollingUpdate;
 import dev.cellar.operator.rollout.StuckPods;
 import dev.cellar.operator.status.ErrorMessages;
-import dev.cellar.operator.status.Observed;
 import dev.cellar.operator.status.StatusWriter;
 import dev.cellar.operator.status.WarningEvents;
 import dev.cellar.operator.storage.StoragePlan;
@@ -304,7 +304,7 @@ public class DatabaseReconciler implements Reconciler<Database> {
       log.debug("{} goes with its namespace; not retried", db.getMetadata().getName());
       return ErrorStatusUpdateControl.<Database>noStatusUpdate().withNoRetry();
     }
-    Observed.Failure failure = ErrorMessages.failure(e);
+    Failure failure = ErrorMessages.failure(e);
     log.warn(
         "reconcile of {}/{} failed: {}",
         db.getMetadata().getNamespace(),

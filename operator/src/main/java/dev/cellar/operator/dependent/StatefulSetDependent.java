@@ -87,9 +87,9 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
   /**
    * An update reconciles only when it changes what Cellar reads of a StatefulSet: its metadata, its
    * spec, and of its status the generation the controller has seen and its update revision ({@link
-   * dev.cellar.operator.status.StatusFactory#rolledOut}). The controller also writes its counts of
-   * ready, updated, available and current replicas there, once more after each pod changes; Cellar
-   * counts those from the pods, whose own update reconciles already.
+   * dev.cellar.operator.facts.PodFacts#rolledOut}). The controller also writes its counts of ready,
+   * updated, available and current replicas there, once more after each pod changes; Cellar counts
+   * those from the pods, whose own update reconciles already.
    */
   @Override
   protected void configureInformer(

@@ -7,6 +7,9 @@ import dev.cellar.operator.Topology;
 import dev.cellar.operator.backup.BackupResults;
 import dev.cellar.operator.credentials.CredentialsSecret;
 import dev.cellar.operator.credentials.PasswordRotation;
+import dev.cellar.operator.facts.Failure;
+import dev.cellar.operator.facts.PodFacts;
+import dev.cellar.operator.facts.PodTrouble;
 import dev.cellar.operator.replication.ReplicationLag;
 import dev.cellar.operator.storage.StoragePlan;
 import dev.cellar.operator.storage.StorageResize;
@@ -53,7 +56,7 @@ public final class StatusWriter {
       Database db,
       Context<Database> context,
       StorageResize.Outcome storage,
-      Optional<Observed.Failure> error) {
+      Optional<Failure> error) {
     return write(db, context, storage, error, Optional.empty());
   }
 
@@ -65,8 +68,8 @@ public final class StatusWriter {
       Database db,
       Context<Database> context,
       StorageResize.Outcome storage,
-      Optional<Observed.Failure> error,
-      Optional<Observed.Failure> failover) {
+      Optional<Failure> error,
+      Optional<Failure> failover) {
     return write(db, context, storage, error, failover, PasswordRotation.Outcome.NONE);
   }
 
@@ -75,8 +78,8 @@ public final class StatusWriter {
       Database db,
       Context<Database> context,
       StorageResize.Outcome storage,
-      Optional<Observed.Failure> error,
-      Optional<Observed.Failure> failover,
+      Optional<Failure> error,
+      Optional<Failure> failover,
       PasswordRotation.Outcome rotation) {
     Instant now = Instant.now();
     Observed observed = observe(db, context, storage, error, failover, rotation);
@@ -158,8 +161,8 @@ public final class StatusWriter {
       Database db,
       Context<Database> context,
       StorageResize.Outcome storage,
-      Optional<Observed.Failure> error,
-      Optional<Observed.Failure> failover,
+      Optional<Failure> error,
+      Optional<Failure> failover,
       PasswordRotation.Outcome rotation) {
     Topology topology = Topology.of(db);
     Optional<StatefulSet> sts = Children.statefulSet(db, context);
@@ -248,7 +251,7 @@ public final class StatusWriter {
       Topology topology, Context<Database> context, Optional<StatefulSet> sts, List<Pod> pods) {
     if (sts.isEmpty()
         || pods.size() >= Optional.ofNullable(sts.get().getSpec().getReplicas()).orElse(0)
-        || !pods.stream().allMatch(StatusFactory::podReady)) {
+        || !pods.stream().allMatch(PodFacts::ready)) {
       return Optional.empty();
     }
     // The controller retries with back-off and renews its Event each time: an old one is a

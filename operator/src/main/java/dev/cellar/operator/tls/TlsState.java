@@ -8,7 +8,7 @@ import dev.cellar.operator.Topology;
 import dev.cellar.operator.credentials.CredentialsSecret;
 import dev.cellar.operator.dependent.Certificate;
 import dev.cellar.operator.dependent.CertificateDependent;
-import dev.cellar.operator.status.Observed;
+import dev.cellar.operator.facts.Failure;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import java.time.Duration;
@@ -27,7 +27,7 @@ import java.util.Optional;
  * @param recheck when to look again: the renewal time, or the moment it becomes near expiry
  */
 public record TlsState(
-    Optional<TlsStatus> status, Optional<Observed.Failure> failure, Optional<Instant> recheck) {
+    Optional<TlsStatus> status, Optional<Failure> failure, Optional<Instant> recheck) {
 
   public static final TlsState NONE =
       new TlsState(Optional.empty(), Optional.empty(), Optional.empty());
@@ -175,13 +175,13 @@ public record TlsState(
     Instant nearExpiry =
         notBefore.plus(Duration.between(notBefore, notAfter).multipliedBy(5).dividedBy(6));
     TlsStatus status = new TlsStatus(name, rfc3339(notAfter), ours ? rfc3339(renewal) : null);
-    Optional<Observed.Failure> failure = Optional.empty();
+    Optional<Failure> failure = Optional.empty();
     Optional<Instant> recheck;
     if (!now.isBefore(nearExpiry)) {
       String when = now.isBefore(notAfter) ? "expires at " : "expired at ";
       failure =
           Optional.of(
-              new Observed.Failure(
+              new Failure(
                   Reason.CERTIFICATE_EXPIRING,
                   "the server certificate in "
                       + name
@@ -211,7 +211,7 @@ public record TlsState(
   private static TlsState failure(String name, Instant now, Reason reason, String message) {
     return new TlsState(
         Optional.of(new TlsStatus(name, null, null)),
-        Optional.of(new Observed.Failure(reason, message)),
+        Optional.of(new Failure(reason, message)),
         Optional.of(now.plus(USER_SECRET_RECHECK)));
   }
 

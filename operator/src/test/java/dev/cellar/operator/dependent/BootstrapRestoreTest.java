@@ -8,7 +8,7 @@ import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.FromBackupSpec;
 import dev.cellar.api.v1.ObjectStoreSpec;
-import dev.cellar.operator.status.PodTrouble;
+import dev.cellar.operator.facts.PodTrouble;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Pod;

@@ -9,7 +9,7 @@ import dev.cellar.operator.Topology;
 import dev.cellar.operator.cache.CachePruning;
 import dev.cellar.operator.engine.EngineProfile;
 import dev.cellar.operator.engine.VersionDecision;
-import dev.cellar.operator.status.StatusFactory;
+import dev.cellar.operator.facts.PodFacts;
 import dev.cellar.operator.storage.StoragePlan;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -103,11 +103,11 @@ class PrunedChildrenTest {
                   .build()));
     }
     for (int desired = 0; desired <= 3; desired++) {
-      assertThat(StatusFactory.rolledOut(part, desired, pods))
-          .isEqualTo(StatusFactory.rolledOut(whole, desired, pods));
+      assertThat(PodFacts.rolledOut(part, desired, pods))
+          .isEqualTo(PodFacts.rolledOut(whole, desired, pods));
     }
-    assertThat(StatusFactory.rolledOut(whole, 3, pods)).isFalse();
-    assertThat(StatusFactory.rolledOut(whole, 3, pods.subList(0, 2))).isFalse();
+    assertThat(PodFacts.rolledOut(whole, 3, pods)).isFalse();
+    assertThat(PodFacts.rolledOut(whole, 3, pods.subList(0, 2))).isFalse();
     EngineProfile profile = t.profile();
     assertThat(
             ConfigMapDependent.scriptsStillReadHere(
