@@ -2,8 +2,8 @@ package dev.cellar.plugin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cellar.api.names.ChildNames;
 import dev.cellar.api.names.Keys;
-import dev.cellar.operator.Topology;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -18,7 +18,7 @@ class KeysTest {
     assertThat(Commands.ROLE_PRIMARY).isEqualTo(Keys.ROLE_PRIMARY);
     assertThat(Commands.BACKUP_NOW).isEqualTo(Keys.BACKUP_NOW_ANNOTATION);
     assertThat(Commands.SWITCHOVER_TO).isEqualTo(Keys.SWITCHOVER_ANNOTATION);
-    assertThat(ClientSession.CONTAINER).isEqualTo(Topology.DATABASE_CONTAINER);
+    assertThat(ClientSession.CONTAINER).isEqualTo(ChildNames.DATABASE_CONTAINER);
   }
 
   @Test

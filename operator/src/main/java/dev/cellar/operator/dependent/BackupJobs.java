@@ -2,12 +2,13 @@ package dev.cellar.operator.dependent;
 
 import static dev.cellar.operator.engine.EngineProfile.value;
 
+import dev.cellar.api.names.ChildNames;
 import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.BackupSpec;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.ObjectStoreSpec;
-import dev.cellar.operator.Topology;
 import dev.cellar.operator.engine.EngineProfile;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.JobSpec;
@@ -85,7 +86,7 @@ public final class BackupJobs {
             .withSecurityContext(PodSecurity.pod())
             .withEnableServiceLinks(false)
             .addNewContainer()
-            .withName(Topology.BACKUP_CONTAINER)
+            .withName(ChildNames.BACKUP_CONTAINER)
             .withImage(image)
             .withCommand("bash", script(EngineProfile.BACKUP_JOB_SCRIPT))
             .withEnv(env)

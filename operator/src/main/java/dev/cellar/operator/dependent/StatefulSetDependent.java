@@ -1,17 +1,18 @@
 package dev.cellar.operator.dependent;
 
+import dev.cellar.api.names.ChildNames;
 import dev.cellar.api.names.Keys;
 import dev.cellar.api.names.Keys.Credentials;
 import dev.cellar.api.v1.ComputeResources;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseResources;
-import dev.cellar.operator.Topology;
 import dev.cellar.operator.deletion.DataRetention;
 import dev.cellar.operator.engine.EngineProfile;
 import dev.cellar.operator.engine.EngineVersion;
 import dev.cellar.operator.engine.VersionDecision;
 import dev.cellar.operator.storage.Claims;
 import dev.cellar.operator.storage.StoragePlan;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
@@ -213,7 +214,7 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
       // script does nothing once the new data directory is restored, or on a replica).
       pod.addToInitContainers(
           new ContainerBuilder(database)
-              .withName(Topology.MAJOR_UPGRADE_CONTAINER)
+              .withName(ChildNames.MAJOR_UPGRADE_CONTAINER)
               .withImage(oldImage.get())
               .withCommand(profile.majorUpgradeDumpCommand())
               .withArgs()
@@ -327,7 +328,7 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
         new ArrayList<>(
             List.of(
                 new VolumeMountBuilder()
-                    .withName(Topology.DATA_VOLUME)
+                    .withName(ChildNames.DATA_VOLUME)
                     .withMountPath(profile.dataMountPath(version))
                     .build()));
     mounts.add(
@@ -378,7 +379,7 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
     // primary-setup.sh creates the exporter's account, whether or not the exporter runs.
     env.addAll(EngineProfile.monitoringAccountEnv(Topology.of(db).monitoringSecret()));
     return new ContainerBuilder()
-        .withName(Topology.DATABASE_CONTAINER)
+        .withName(ChildNames.DATABASE_CONTAINER)
         .withImage(image)
         .withCommand(profile.command())
         .withArgs(profile.args(db))
@@ -494,7 +495,7 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
         .withApiVersion("v1")
         .withKind("PersistentVolumeClaim")
         .withNewMetadata()
-        .withName(Topology.DATA_VOLUME)
+        .withName(ChildNames.DATA_VOLUME)
         .withLabels(Keys.labels(db, Keys.Component.DATABASE))
         .endMetadata()
         .withSpec(Claims.spec(db, StoragePlan.dataTemplateSize(db, existing)))

@@ -2,9 +2,9 @@ package dev.cellar.operator.primary;
 
 import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.Topology;
 import dev.cellar.operator.facts.PodFacts;
 import dev.cellar.operator.runtime.PatchByName;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;

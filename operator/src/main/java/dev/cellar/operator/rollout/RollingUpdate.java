@@ -2,12 +2,12 @@ package dev.cellar.operator.rollout;
 
 import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.Children;
-import dev.cellar.operator.Topology;
 import dev.cellar.operator.facts.PodFacts;
 import dev.cellar.operator.guard.WriteBudget;
 import dev.cellar.operator.primary.PodRoles;
 import dev.cellar.operator.runtime.PatchByName;
+import dev.cellar.operator.topology.Children;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClient;

@@ -1,10 +1,10 @@
 package dev.cellar.operator.rollout;
 
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.Children;
 import dev.cellar.operator.facts.PodFacts;
 import dev.cellar.operator.facts.PodTrouble;
 import dev.cellar.operator.guard.WriteBudget;
+import dev.cellar.operator.topology.Children;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClientException;

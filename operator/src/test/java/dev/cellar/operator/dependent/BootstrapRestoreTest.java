@@ -2,6 +2,7 @@ package dev.cellar.operator.dependent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cellar.api.names.ChildNames;
 import dev.cellar.api.names.Conditions.Reason;
 import dev.cellar.api.v1.BootstrapSpec;
 import dev.cellar.api.v1.Database;
@@ -50,7 +51,7 @@ class BootstrapRestoreTest {
                     new ObjectStoreSpec("https://s3.example", "dumps", "prod", null, "s3-keys"))));
     PodSpec pod = pod(db);
     Container init = pod.getInitContainers().get(0);
-    assertThat(init.getName()).isEqualTo(BootstrapRestore.CONTAINER);
+    assertThat(init.getName()).isEqualTo(ChildNames.RESTORE_CONTAINER);
     assertThat(init.getImage()).isEqualTo("postgres:16");
     assertThat(env(init, "BACKUP_NAME")).isEqualTo("orders");
     assertThat(env(init, "S3_BUCKET")).isEqualTo("dumps");
@@ -136,7 +137,7 @@ class BootstrapRestoreTest {
             .endMetadata()
             .withNewStatus()
             .addNewInitContainerStatus()
-            .withName(BootstrapRestore.CONTAINER)
+            .withName(ChildNames.RESTORE_CONTAINER)
             .withNewState()
             .withNewWaiting()
             .withReason("CrashLoopBackOff")
