@@ -29,7 +29,7 @@ import dev.cellar.operator.dependent.TlsClientSecretDependent;
 import dev.cellar.operator.dependent.TlsServerSecretDependent;
 import dev.cellar.operator.facts.Failure;
 import dev.cellar.operator.failover.Failover;
-import dev.cellar.operator.failover.InstanceAgent;
+import dev.cellar.operator.instance.InstanceAgent;
 import dev.cellar.operator.primary.PodRoles;
 import dev.cellar.operator.replication.ReplicationLag;
 import dev.cellar.operator.rollout.RollingUpdate;

@@ -10,7 +10,7 @@ import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.IssuerRef;
 import dev.cellar.api.v1.Phase;
 import dev.cellar.api.v1.TlsSpec;
-import dev.cellar.operator.dependent.Certificate;
+import dev.cellar.operator.certmanager.Certificate;
 import dev.cellar.operator.dependent.PodMonitorDependent;
 import dev.cellar.operator.tls.Certificates;
 import dev.cellar.testkit.LocalCluster;

@@ -12,7 +12,7 @@ import dev.cellar.api.v1.FailoverSpec;
 import dev.cellar.api.v1.Phase;
 import dev.cellar.api.v1.ReplicationMode;
 import dev.cellar.api.v1.ReplicationSpec;
-import dev.cellar.operator.failover.InstanceAgent;
+import dev.cellar.operator.instance.InstanceAgent;
 import dev.cellar.operator.replication.ReplicationLag;
 import dev.cellar.testkit.LocalCluster;
 import dev.cellar.testkit.LocalOperator;

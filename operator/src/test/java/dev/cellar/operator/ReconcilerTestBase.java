@@ -9,7 +9,7 @@ import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.Phase;
 import dev.cellar.operator.cache.CachePruning;
-import dev.cellar.operator.failover.InstanceAgent;
+import dev.cellar.operator.instance.InstanceAgent;
 import dev.cellar.operator.status.ConditionSet;
 import dev.cellar.testkit.LocalOperator;
 import io.fabric8.kubernetes.api.model.Condition;

@@ -10,7 +10,7 @@ import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.Phase;
 import dev.cellar.api.v1.TlsMode;
 import dev.cellar.api.v1.TlsSpec;
-import dev.cellar.operator.failover.InstanceAgent;
+import dev.cellar.operator.instance.InstanceAgent;
 import dev.cellar.operator.tls.Certificates;
 import dev.cellar.operator.tls.JdkCertificates;
 import dev.cellar.operator.tls.TlsReload;

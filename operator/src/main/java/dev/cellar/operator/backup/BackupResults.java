@@ -7,7 +7,6 @@ import dev.cellar.api.names.ChildNames;
 import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
 import dev.cellar.operator.cache.CachePruning;
-import dev.cellar.operator.dependent.BackupJobs;
 import dev.cellar.operator.runtime.PatchByName;
 import dev.cellar.operator.topology.Children;
 import dev.cellar.operator.topology.Topology;

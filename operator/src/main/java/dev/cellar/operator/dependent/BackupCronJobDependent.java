@@ -3,6 +3,7 @@ package dev.cellar.operator.dependent;
 import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.BackupSpec;
 import dev.cellar.api.v1.Database;
+import dev.cellar.operator.backup.BackupJobs;
 import dev.cellar.operator.facts.PodFacts;
 import dev.cellar.operator.topology.Children;
 import dev.cellar.operator.topology.Topology;

@@ -3,6 +3,7 @@ package dev.cellar.operator.dependent;
 import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.IssuerRef;
+import dev.cellar.operator.certmanager.Certificate;
 import dev.cellar.operator.topology.Topology;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Context;

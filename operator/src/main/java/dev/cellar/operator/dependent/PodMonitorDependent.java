@@ -2,6 +2,7 @@ package dev.cellar.operator.dependent;
 
 import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
+import dev.cellar.operator.prometheus.PodMonitor;
 import dev.cellar.operator.runtime.OperatorSettings;
 import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;

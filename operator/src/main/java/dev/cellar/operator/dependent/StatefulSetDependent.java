@@ -10,6 +10,10 @@ import dev.cellar.operator.deletion.DataRetention;
 import dev.cellar.operator.engine.EngineProfile;
 import dev.cellar.operator.engine.EngineVersion;
 import dev.cellar.operator.engine.VersionDecision;
+import dev.cellar.operator.podspec.ClientTlsVolume;
+import dev.cellar.operator.podspec.ContainerResources;
+import dev.cellar.operator.podspec.PodScheduling;
+import dev.cellar.operator.podspec.PodSecurity;
 import dev.cellar.operator.storage.Claims;
 import dev.cellar.operator.storage.StoragePlan;
 import dev.cellar.operator.topology.Topology;
@@ -65,16 +69,6 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
 
   /** The server certificate Secret's volume, mounted at {@link EngineProfile#TLS_DIR}. */
   static final String TLS_VOLUME = "tls";
-
-  /**
-   * The application user's client certificate Secret's volume (spec.tls.clientCertificates),
-   * mounted at {@link EngineProfile#CLIENT_TLS_DIR}: PostgreSQL's pg_rewind connects to the primary
-   * as that user.
-   */
-  static final String CLIENT_TLS_VOLUME = "client-tls";
-
-  /** 0640: read by the database user through the pod's fsGroup, by no one else. */
-  static final int TLS_FILE_MODE = 0640;
 
   public StatefulSetDependent() {
     super(StatefulSet.class);
@@ -194,16 +188,16 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
           .withName(TLS_VOLUME)
           .withNewSecret()
           .withSecretName(topology.serverCertificateSecret())
-          .withDefaultMode(TLS_FILE_MODE)
+          .withDefaultMode(PodSecurity.TLS_FILE_MODE)
           .endSecret()
           .endVolume();
     }
     if (topology.requiresClientCertificates()) {
       pod.addNewVolume()
-          .withName(CLIENT_TLS_VOLUME)
+          .withName(ClientTlsVolume.NAME)
           .withNewSecret()
           .withSecretName(topology.clientTlsSecret())
-          .withDefaultMode(TLS_FILE_MODE)
+          .withDefaultMode(PodSecurity.TLS_FILE_MODE)
           .endSecret()
           .endVolume();
     }
@@ -354,7 +348,7 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
     if (Topology.of(db).requiresClientCertificates()) {
       mounts.add(
           new VolumeMountBuilder()
-              .withName(CLIENT_TLS_VOLUME)
+              .withName(ClientTlsVolume.NAME)
               .withMountPath(EngineProfile.CLIENT_TLS_DIR)
               .withReadOnly(true)
               .build());

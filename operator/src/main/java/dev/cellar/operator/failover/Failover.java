@@ -6,6 +6,7 @@ import dev.cellar.api.v1.DatabaseStatus;
 import dev.cellar.api.v1.FailoverSpec;
 import dev.cellar.operator.facts.Failure;
 import dev.cellar.operator.facts.PodFacts;
+import dev.cellar.operator.instance.InstanceAgent;
 import dev.cellar.operator.primary.PodRoles;
 import dev.cellar.operator.status.EventRecorder;
 import dev.cellar.operator.topology.Topology;

@@ -5,6 +5,7 @@ import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
 import dev.cellar.operator.facts.Failure;
 import dev.cellar.operator.facts.PodFacts;
+import dev.cellar.operator.instance.InstanceAgent;
 import dev.cellar.operator.primary.PodRoles;
 import dev.cellar.operator.runtime.PatchByName;
 import dev.cellar.operator.status.EventRecorder;

@@ -2,7 +2,7 @@ package dev.cellar.operator.replication;
 
 import dev.cellar.api.v1.Database;
 import dev.cellar.operator.facts.PodFacts;
-import dev.cellar.operator.failover.InstanceAgent;
+import dev.cellar.operator.instance.InstanceAgent;
 import dev.cellar.operator.runtime.OperatorSettings;
 import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.Pod;

@@ -3,6 +3,7 @@ package dev.cellar.operator.status;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseStatus;
 import dev.cellar.operator.backup.BackupResults;
+import dev.cellar.operator.credentials.CredentialsCheck;
 import dev.cellar.operator.credentials.CredentialsSecret;
 import dev.cellar.operator.credentials.PasswordRotation;
 import dev.cellar.operator.facts.Failure;

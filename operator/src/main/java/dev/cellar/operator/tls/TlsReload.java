@@ -4,7 +4,7 @@ import dev.cellar.api.names.ChildNames;
 import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
 import dev.cellar.operator.credentials.CredentialsSecret;
-import dev.cellar.operator.failover.InstanceAgent;
+import dev.cellar.operator.instance.InstanceAgent;
 import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;

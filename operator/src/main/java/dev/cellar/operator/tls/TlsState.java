@@ -4,10 +4,10 @@ import dev.cellar.api.names.Conditions.Reason;
 import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.TlsStatus;
+import dev.cellar.operator.certmanager.Certificate;
 import dev.cellar.operator.credentials.CredentialsSecret;
-import dev.cellar.operator.dependent.Certificate;
-import dev.cellar.operator.dependent.CertificateDependent;
 import dev.cellar.operator.facts.Failure;
+import dev.cellar.operator.runtime.OperatorSettings;
 import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -41,8 +41,9 @@ public record TlsState(
     String name = topology.serverCertificateSecret();
     Optional<Secret> secret = TlsSecrets.read(topology, name, context);
     if (secret.isEmpty() && name.equals(topology.certManagerSecret())) {
+      // Looked at again when the Certificate's CRD is (CertificateDependent.CertManagerPresent).
       return waitingForCertManager(
-          topology, certificate(context), now, CertificateDependent.CertManagerPresent.recheck());
+          topology, certificate(context), now, OperatorSettings.ofProcess().crdRecheck());
     }
     return of(topology, secret, now);
   }

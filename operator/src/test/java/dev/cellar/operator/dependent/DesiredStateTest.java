@@ -12,6 +12,7 @@ import dev.cellar.api.v1.ReplicationMode;
 import dev.cellar.api.v1.ReplicationSpec;
 import dev.cellar.operator.engine.EngineProfiles;
 import dev.cellar.operator.engine.VersionDecision;
+import dev.cellar.operator.podspec.PodScheduling;
 import dev.cellar.operator.storage.Quantities;
 import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.Affinity;

@@ -127,14 +127,14 @@ class TlsStateTest {
     return db(tls);
   }
 
-  static dev.cellar.operator.dependent.Certificate certificate(
+  static dev.cellar.operator.certmanager.Certificate certificate(
       Instant created, String readyReason, String readyMessage) {
-    var certificate = new dev.cellar.operator.dependent.Certificate();
+    var certificate = new dev.cellar.operator.certmanager.Certificate();
     certificate.getMetadata().setName("orders-db-server");
     certificate.getMetadata().setCreationTimestamp(created.toString());
     if (readyReason != null) {
       certificate.setStatus(
-          new dev.cellar.operator.dependent.Certificate.Status(
+          new dev.cellar.operator.certmanager.Certificate.Status(
               List.of(
                   new ConditionBuilder()
                       .withType("Ready")

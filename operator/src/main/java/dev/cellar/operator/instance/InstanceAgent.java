@@ -1,4 +1,4 @@
-package dev.cellar.operator.failover;
+package dev.cellar.operator.instance;
 
 import dev.cellar.api.names.ChildNames;
 import dev.cellar.operator.engine.EngineProfile;

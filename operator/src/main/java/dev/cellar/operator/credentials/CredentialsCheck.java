@@ -1,4 +1,4 @@
-package dev.cellar.operator.status;
+package dev.cellar.operator.credentials;
 
 import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.EnvVar;

@@ -1,4 +1,4 @@
-package dev.cellar.operator.status;
+package dev.cellar.operator.credentials;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
