@@ -34,7 +34,7 @@ import dev.cellar.operator.primary.PodRoles;
 import dev.cellar.operator.replication.ReplicationLag;
 import dev.cellar.operator.rollout.RollingUpdate;
 import dev.cellar.operator.rollout.StuckPods;
-import dev.cellar.operator.status.ErrorMessages;
+import dev.cellar.operator.runtime.ErrorMessages;
 import dev.cellar.operator.status.StatusWriter;
 import dev.cellar.operator.status.WarningEvents;
 import dev.cellar.operator.storage.StoragePlan;

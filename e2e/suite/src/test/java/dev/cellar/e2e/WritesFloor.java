@@ -4,7 +4,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.status.EventRecorder;
+import dev.cellar.operator.events.EventRecorder;
 import dev.cellar.testkit.LocalCluster;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;

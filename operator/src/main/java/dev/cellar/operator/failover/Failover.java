@@ -4,11 +4,11 @@ import dev.cellar.api.names.Conditions.Reason;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseStatus;
 import dev.cellar.api.v1.FailoverSpec;
+import dev.cellar.operator.events.EventRecorder;
 import dev.cellar.operator.facts.Failure;
 import dev.cellar.operator.facts.PodFacts;
 import dev.cellar.operator.instance.InstanceAgent;
 import dev.cellar.operator.primary.PodRoles;
-import dev.cellar.operator.status.EventRecorder;
 import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
@@ -172,7 +172,7 @@ public final class Failover {
     Optional<String> failed = agent.promote(ns, target);
     if (failed.isPresent()) {
       String message = elect.why() + "; promoting " + target + " failed: " + failed.get();
-      // Its Warning Event comes from Degraded turning FailoverFailed (EventRecorder.notes).
+      // Its Warning Event comes from Degraded turning FailoverFailed (StatusEvents.notes).
       log.warn("failover of {}: {}", key, message);
       return new Outcome(
           Optional.of(NO_CANDIDATE_RECHECK),

@@ -6,10 +6,12 @@ import dev.cellar.operator.backup.BackupResults;
 import dev.cellar.operator.credentials.CredentialsCheck;
 import dev.cellar.operator.credentials.CredentialsSecret;
 import dev.cellar.operator.credentials.PasswordRotation;
+import dev.cellar.operator.events.EventRecorder;
 import dev.cellar.operator.facts.Failure;
 import dev.cellar.operator.facts.PodFacts;
 import dev.cellar.operator.facts.PodTrouble;
 import dev.cellar.operator.replication.ReplicationLag;
+import dev.cellar.operator.runtime.ErrorMessages;
 import dev.cellar.operator.storage.StoragePlan;
 import dev.cellar.operator.storage.StorageResize;
 import dev.cellar.operator.tls.TlsState;
@@ -100,8 +102,7 @@ public final class StatusWriter {
     if (status.equals(db.getStatus())) {
       return recheck;
     }
-    new EventRecorder(context.getClient())
-        .emit(db, EventRecorder.notes(db, db.getStatus(), status));
+    new EventRecorder(context.getClient()).emit(db, StatusEvents.notes(db, db.getStatus(), status));
     Database patch = new Database();
     patch.getMetadata().setName(db.getMetadata().getName());
     patch.getMetadata().setNamespace(db.getMetadata().getNamespace());

@@ -12,6 +12,7 @@ import dev.cellar.api.v1.DatabaseStatus;
 import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.InstanceStatus;
 import dev.cellar.api.v1.Phase;
+import dev.cellar.operator.events.EventRecorder;
 import dev.cellar.operator.facts.Failure;
 import dev.cellar.operator.facts.PodFacts;
 import dev.cellar.operator.storage.StorageResize;
@@ -401,7 +402,7 @@ class StatusFactoryTest {
     assertThat(backup.getStatus()).isEqualTo("False");
     assertThat(backup.getReason()).isEqualTo(Reason.BACKUP_FAILED.value());
     assertThat(backup.getMessage()).contains("orders-backup-123").contains("kubectl logs");
-    assertThat(EventRecorder.notes(db, null, status))
+    assertThat(StatusEvents.notes(db, null, status))
         .extracting(EventRecorder.Note::reason)
         .contains("Created", Reason.BACKUP_FAILED.value());
   }
@@ -500,7 +501,7 @@ class StatusFactoryTest {
   static DatabaseStatus next(Database db, Observed observed) {
     DatabaseStatus before = db.getStatus();
     DatabaseStatus after = StatusFactory.compute(db, observed, T0);
-    lastNotes = EventRecorder.notes(db, before, after);
+    lastNotes = StatusEvents.notes(db, before, after);
     db.setStatus(after);
     return after;
   }
@@ -730,7 +731,7 @@ class StatusFactoryTest {
       assertThat(reason(status, Type.DEGRADED)).isEqualTo("True " + cannot.value());
       assertThat(condition(status, Type.DEGRADED).getMessage()).isEqualTo(why);
       assertThat(status.getPhase()).isEqualTo(Phase.Degraded);
-      assertThat(EventRecorder.notes(db, waiting, status))
+      assertThat(StatusEvents.notes(db, waiting, status))
           .extracting(EventRecorder.Note::type, EventRecorder.Note::reason)
           .containsExactly(tuple(EventRecorder.WARNING, cannot.value()));
     }

@@ -1,4 +1,4 @@
-package dev.cellar.operator.status;
+package dev.cellar.operator.runtime;
 
 import dev.cellar.api.names.Conditions.Reason;
 import dev.cellar.operator.facts.Failure;
