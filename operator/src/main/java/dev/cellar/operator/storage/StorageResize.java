@@ -48,6 +48,11 @@ public final class StorageResize {
       return reason.filter(Reason.RESIZING_STORAGE::equals).isPresent();
     }
 
+    /** When to look again: a resize under way is polled ({@link #POLL}). */
+    public Optional<Duration> recheck() {
+      return resizing() ? Optional.of(POLL) : Optional.empty();
+    }
+
     public boolean unsupported() {
       return reason.filter(Reason.RESIZE_UNSUPPORTED::equals).isPresent();
     }
