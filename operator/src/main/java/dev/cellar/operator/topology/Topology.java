@@ -41,23 +41,20 @@ public record Topology(Database db) {
     return db.getMetadata().getNamespace();
   }
 
-  // The children.
+  // The children, by the names ChildNames gives them (its comments say what each is for).
 
   public String statefulSet() {
     return names().statefulSet();
   }
 
-  /** The read-write Service: it reaches the primary only. */
   public String primaryService() {
     return names().primaryService();
   }
 
-  /** The read-only Service, for replicas > 1: it reaches the replicas. */
   public String readOnlyService() {
     return names().readOnlyService();
   }
 
-  /** The StatefulSet's governing Service: a stable DNS name for every pod, ready or not. */
   public String headlessService() {
     return names().headlessService();
   }
@@ -78,15 +75,10 @@ public record Topology(Database db) {
     return names().credentialsSecret();
   }
 
-  /**
-   * The exporter's account (monitoring-user, monitoring-password): created once with a random
-   * password, like the credentials, and kept or deleted with them.
-   */
   public String monitoringSecret() {
     return names().monitoringSecret();
   }
 
-  /** The PodMonitor that has the Prometheus Operator scrape the exporters. */
   public String podMonitor() {
     return names().podMonitor();
   }
@@ -96,17 +88,10 @@ public record Topology(Database db) {
     return Optional.ofNullable(db.getSpec().getMonitoring()).map(m -> m.on()).orElse(true);
   }
 
-  /**
-   * The Database's own CA (ca.crt, ca.key), which signs its server certificate. One CA per
-   * Database, not per namespace: a client that trusts it trusts this Database's servers only, a
-   * Database deleted with its CA takes no other Database's trust along, and the Secret follows the
-   * Database's deletionPolicy like the credentials (a recreated Database keeps its clients' CA).
-   */
   public String caSecret() {
     return names().caSecret();
   }
 
-  /** The server certificate Cellar issues (tls.crt, tls.key, ca.crt), mounted in the pods. */
   public String tlsSecret() {
     return names().tlsSecret();
   }
@@ -129,15 +114,10 @@ public record Topology(Database db) {
         .map(t -> t.getIssuerRef());
   }
 
-  /**
-   * The cert-manager Certificate Cellar creates for spec.tls.issuerRef. Not {@link #tlsSecret}'s
-   * name: moving between Cellar and cert-manager never has both write one Secret.
-   */
   public String certManagerCertificate() {
     return names().certManagerCertificate();
   }
 
-  /** The Secret cert-manager writes for {@link #certManagerCertificate}. */
   public String certManagerSecret() {
     return names().certManagerSecret();
   }
@@ -147,10 +127,6 @@ public record Topology(Database db) {
     return Optional.ofNullable(db.getSpec().getTls()).map(t -> t.on()).orElse(true);
   }
 
-  /**
-   * The client certificate Cellar issues for the application user (tls.crt, tls.key, ca.crt) when
-   * spec.tls.clientCertificates asks for one; clients mount it, and so do PostgreSQL backup Jobs.
-   */
   public String clientTlsSecret() {
     return names().clientTlsSecret();
   }
@@ -204,7 +180,6 @@ public record Topology(Database db) {
     return names().podDisruptionBudget();
   }
 
-  /** The NetworkPolicy on the database pods (spec.networkPolicy). */
   public String networkPolicy() {
     return names().networkPolicy();
   }
@@ -217,15 +192,10 @@ public record Topology(Database db) {
     return names().backupCronJob();
   }
 
-  /**
-   * The on-demand backup Job for one value of the backup-now annotation: the same value names the
-   * same Job, so a request runs once. At most 45 + 12 + 6 = 63 characters.
-   */
   public String onDemandBackupJob(String token) {
     return names().onDemandBackupJob(token);
   }
 
-  /** The verification Job for one value of the verify-now annotation; as long at most. */
   public String onDemandVerifyJob(String token) {
     return names().onDemandVerifyJob(token);
   }
@@ -236,7 +206,6 @@ public record Topology(Database db) {
     return names().pod(ordinal);
   }
 
-  /** The data PVC of one pod, as the StatefulSet controller names it. */
   public String dataClaim(int ordinal) {
     return names().dataClaim(ordinal);
   }
