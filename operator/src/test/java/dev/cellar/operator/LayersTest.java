@@ -172,7 +172,8 @@ class LayersTest {
   }
 
   private static final Pattern IMPORT =
-      Pattern.compile("^import\\s+(?:static\\s+)?" + Pattern.quote(PREFIX) + "\\.([\\w.]+)\\s*;");
+      Pattern.compile(
+          "^import\\s+(?:static\\s+)?" + Pattern.quote(PREFIX) + "\\.([\\w.]+?(?:\\.\\*)?)\\s*;");
   private static final Pattern QUALIFIED =
       Pattern.compile("\\b" + Pattern.quote(PREFIX) + "\\.((?:[a-z]\\w*\\.)*)([A-Z]\\w*)");
 
@@ -222,11 +223,14 @@ class LayersTest {
     return references;
   }
 
-  /** The package of a name under dev.cellar.operator: its segments before the first type's. */
+  /**
+   * The package of a name under dev.cellar.operator: its segments before the first type's (or
+   * before the {@code *} of a whole package's import).
+   */
   static String packageOf(String name) {
     List<String> segments = new ArrayList<>();
     for (String segment : name.split("\\.")) {
-      if (Character.isUpperCase(segment.charAt(0))) {
+      if (segment.equals("*") || Character.isUpperCase(segment.charAt(0))) {
         break;
       }
       segments.add(segment);
