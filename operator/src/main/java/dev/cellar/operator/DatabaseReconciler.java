@@ -1,5 +1,7 @@
 package dev.cellar.operator;
 
+import dev.cellar.api.names.Conditions.Reason;
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
 import dev.cellar.operator.backup.BackupResults;
 import dev.cellar.operator.backup.ImperativeAnnotations;
@@ -25,15 +27,14 @@ import dev.cellar.operator.dependent.StatefulSetDependent;
 import dev.cellar.operator.dependent.TlsCaSecretDependent;
 import dev.cellar.operator.dependent.TlsClientSecretDependent;
 import dev.cellar.operator.dependent.TlsServerSecretDependent;
+import dev.cellar.operator.facts.Failure;
 import dev.cellar.operator.failover.Failover;
-import dev.cellar.operator.failover.InstanceAgent;
+import dev.cellar.operator.instance.InstanceAgent;
 import dev.cellar.operator.primary.PodRoles;
 import dev.cellar.operator.replication.ReplicationLag;
 import dev.cellar.operator.rollout.RollingUpdate;
 import dev.cellar.operator.rollout.StuckPods;
-import dev.cellar.operator.status.Conditions.Reason;
-import dev.cellar.operator.status.ErrorMessages;
-import dev.cellar.operator.status.Observed;
+import dev.cellar.operator.runtime.ErrorMessages;
 import dev.cellar.operator.status.StatusWriter;
 import dev.cellar.operator.status.WarningEvents;
 import dev.cellar.operator.storage.StoragePlan;
@@ -210,23 +211,60 @@ public class DatabaseReconciler implements Reconciler<Database> {
   }
 
   /**
-   * The steps of a reconcile, in order; each lives in the package of its concern. The workflow runs
-   * as a step (explicit invocation) so that what the dependents decide from is observed first.
+   * A reconcile: its phases in order, each in the package of its concern. The workflow runs as a
+   * phase (explicit invocation) so that what the dependents decide from is observed first. A phase
+   * that must look again before an event would come says when; the reconcile is rescheduled at the
+   * soonest of those times.
    */
   @Override
   public UpdateControl<Database> reconcile(Database db, Context<Database> context) {
-    // 0. A stopping operator lets the running reconciles finish and starts nothing new
-    //    (CellarOperator.RECONCILE_GRACE).
+    // A stopping operator lets the running reconciles finish and starts nothing new
+    // (CellarOperator.RECONCILE_GRACE).
     if (CellarOperator.stopping()) {
       return UpdateControl.noUpdate();
     }
-    // 1. What the volumes have and what the spec asks, read once for the dependents and step 6.
-    StoragePlan storage = StoragePlan.observe(db, context);
-    // 2. Every child to its desired state (the workflow of dependents).
-    context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
-    // 3. The primary watched; once it has been unavailable for spec.failover.delaySeconds, the
-    //    most advanced ready replica promoted (status.currentPrimary written at once).
+    StoragePlan storage = observeVolumes(db, context);
+    applyChildren(context);
     InstanceAgent agent = agents.apply(context.getClient());
+    Failover.Outcome failover = failOverFromALostPrimary(db, context, agent);
+    labelRoles(db, context);
+    rollOut(db, context);
+    keepSecretOwnership(db, context);
+    Optional<Duration> credentials = followTlsInCredentials(db, context);
+    TlsReload.Outcome reload = reloadRenewedCertificate(db, context, agent);
+    StorageResize.Outcome resize = growVolumes(storage, context);
+    recordBackups(db, context);
+    PasswordRotation.Outcome rotation = applyChangedPasswords(db, context, agent);
+    Optional<Duration> status = writeStatus(db, context, resize, failover, rotation);
+    endBackupRequests(db, context);
+    endBootstrapOnceAvailable(db, context);
+    return rescheduleAtSoonest(
+        List.of(
+            status,
+            resize.recheck(),
+            failover.recheck(),
+            rotation.recheck(),
+            reload.recheck(),
+            credentials));
+  }
+
+  /** What the volumes have and what the spec asks, read once for the dependents and the resize. */
+  private static StoragePlan observeVolumes(Database db, Context<Database> context) {
+    return StoragePlan.observe(db, context);
+  }
+
+  /** Every child to its desired state (the workflow of dependents). */
+  private static void applyChildren(Context<Database> context) {
+    context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
+  }
+
+  /**
+   * The primary watched; once it has been unavailable for spec.failover.delaySeconds, the most
+   * advanced ready replica promoted (status.currentPrimary written at once, and the status with it
+   * when a pod was promoted).
+   */
+  private static Failover.Outcome failOverFromALostPrimary(
+      Database db, Context<Database> context, InstanceAgent agent) {
     Failover.Outcome failover = Failover.run(db, context, agent);
     if (failover
         .note()
@@ -235,36 +273,83 @@ public class DatabaseReconciler implements Reconciler<Database> {
       StatusWriter.write(
           db, context, StorageResize.Outcome.NONE, Optional.empty(), failover.note());
     }
-    // 3b. Pods labelled with their role, which the Services select on and the pods start from.
+    return failover;
+  }
+
+  /** Pods labelled with their role, which the Services select on and the pods start from. */
+  private static void labelRoles(Database db, Context<Database> context) {
     PodRoles.label(db, context);
-    // 4. Pods that cannot run and hold an outdated template replaced, so a fixed spec rolls out.
+  }
+
+  /**
+   * Pods that cannot run and hold an outdated template replaced, so a fixed spec rolls out; then a
+   * new template rolled out in Cellar's order: replicas, one switchover, the old primary.
+   */
+  private static void rollOut(Database db, Context<Database> context) {
     StuckPods.replace(db, context);
-    // 4b. A new template rolled out in Cellar's order: replicas, one switchover, the old primary.
     RollingUpdate.run(db, context);
-    // 5. The credentials Secret's ownership follows deletionPolicy.
+  }
+
+  /** The credentials Secret's ownership follows deletionPolicy. */
+  private static void keepSecretOwnership(Database db, Context<Database> context) {
     DataRetention.syncSecretOwnership(db, context);
-    // 5b. The credentials Secret's ca.crt and uri follow spec.tls (only those two keys).
-    Optional<Duration> tlsCredentials = TlsCredentials.sync(db, context);
-    // 5c. A renewed server certificate reloaded by the running servers, once the kubelet has
-    //     replaced their files (no restart).
-    TlsReload.Outcome tlsReload = TlsReload.run(db, context, agent);
-    // 6. Data volumes grown when spec.storage grew (the StatefulSet recreated, its pods kept).
-    StorageResize.Outcome resize =
-        StorageResize.apply(
-            storage, List.copyOf(context.getSecondaryResources(Pod.class)), context.getClient());
-    // 7. Backup Jobs: results recorded when they end; an on-demand backup if one is asked for.
+  }
+
+  /** The credentials Secret's ca.crt and uri follow spec.tls (only those two keys). */
+  private static Optional<Duration> followTlsInCredentials(Database db, Context<Database> context) {
+    return TlsCredentials.sync(db, context);
+  }
+
+  /**
+   * A renewed server certificate reloaded by the running servers, once the kubelet has replaced
+   * their files (no restart).
+   */
+  private static TlsReload.Outcome reloadRenewedCertificate(
+      Database db, Context<Database> context, InstanceAgent agent) {
+    return TlsReload.run(db, context, agent);
+  }
+
+  /** Data volumes grown when spec.storage grew (the StatefulSet recreated, its pods kept). */
+  private static StorageResize.Outcome growVolumes(StoragePlan storage, Context<Database> context) {
+    return StorageResize.apply(
+        storage, List.copyOf(context.getSecondaryResources(Pod.class)), context.getClient());
+  }
+
+  /** Backup Jobs: results recorded when they end; an on-demand backup if one is asked for. */
+  private static void recordBackups(Database db, Context<Database> context) {
     BackupResults.reconcile(db, context);
-    // 8. Passwords changed in the credentials Secret applied in the running servers.
-    PasswordRotation.Outcome rotation = PasswordRotation.run(db, context, agent);
-    // 9. The status from what the children report, written only when it changed.
-    Optional<Duration> recheck =
-        StatusWriter.write(db, context, resize, Optional.empty(), failover.note(), rotation);
-    // 9b. Backup and verification requests whose Jobs ended removed, now that the status names
-    //     their results (BackupResults.endRequests).
+  }
+
+  /** Passwords changed in the credentials Secret applied in the running servers. */
+  private static PasswordRotation.Outcome applyChangedPasswords(
+      Database db, Context<Database> context, InstanceAgent agent) {
+    return PasswordRotation.run(db, context, agent);
+  }
+
+  /** The status from what the children report, written only when it changed. */
+  private static Optional<Duration> writeStatus(
+      Database db,
+      Context<Database> context,
+      StorageResize.Outcome resize,
+      Failover.Outcome failover,
+      PasswordRotation.Outcome rotation) {
+    return StatusWriter.write(db, context, resize, Optional.empty(), failover.note(), rotation);
+  }
+
+  /**
+   * Backup and verification requests whose Jobs ended removed, now that the status names their
+   * results (BackupResults.endRequests).
+   */
+  private static void endBackupRequests(Database db, Context<Database> context) {
     BackupResults.endRequests(db, context);
-    // 10. The status just written may be the first with the primary available
-    //    (firstAvailableTime): the primary loses its bootstrap annotation now, not with whichever
-    //    event comes next (maybe none; an idle Database gets no more events).
+  }
+
+  /**
+   * The status just written may be the first with the primary available (firstAvailableTime): the
+   * primary loses its bootstrap annotation now, not with whichever event comes next (maybe none; an
+   * idle Database gets no more events).
+   */
+  private static void endBootstrapOnceAvailable(Database db, Context<Database> context) {
     if (PodRoles.mayBootstrap(db)) {
       context
           .getPrimaryCache()
@@ -272,26 +357,18 @@ public class DatabaseReconciler implements Reconciler<Database> {
           .filter(written -> !PodRoles.mayBootstrap(written))
           .ifPresent(written -> PodRoles.label(written, context));
     }
-    if (resize.resizing()) {
-      recheck = Optional.of(StorageResize.POLL);
-    }
-    recheck = earliest(recheck, failover.recheck());
-    recheck = earliest(recheck, rotation.recheck());
-    recheck = earliest(recheck, tlsReload.recheck());
-    recheck = earliest(recheck, tlsCredentials);
-    return recheck
-        .map(after -> UpdateControl.<Database>noUpdate().rescheduleAfter(after))
-        .orElseGet(UpdateControl::noUpdate);
   }
 
-  private static Optional<Duration> earliest(Optional<Duration> a, Optional<Duration> b) {
-    if (a.isEmpty()) {
-      return b;
-    }
-    if (b.isEmpty()) {
-      return a;
-    }
-    return Optional.of(a.get().compareTo(b.get()) <= 0 ? a.get() : b.get());
+  /**
+   * The one way the phases' times to look again combine: the soonest of them, or none (the next
+   * event, or the maximum reconciliation interval).
+   */
+  private static UpdateControl<Database> rescheduleAtSoonest(List<Optional<Duration>> rechecks) {
+    return rechecks.stream()
+        .flatMap(Optional::stream)
+        .min(Duration::compareTo)
+        .map(after -> UpdateControl.<Database>noUpdate().rescheduleAfter(after))
+        .orElseGet(UpdateControl::noUpdate);
   }
 
   @Override
@@ -303,7 +380,7 @@ public class DatabaseReconciler implements Reconciler<Database> {
       log.debug("{} goes with its namespace; not retried", db.getMetadata().getName());
       return ErrorStatusUpdateControl.<Database>noStatusUpdate().withNoRetry();
     }
-    Observed.Failure failure = ErrorMessages.failure(e);
+    Failure failure = ErrorMessages.failure(e);
     log.warn(
         "reconcile of {}/{} failed: {}",
         db.getMetadata().getNamespace(),

@@ -3,15 +3,15 @@ package dev.cellar.operator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.cellar.api.names.Conditions.Type;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.IssuerRef;
 import dev.cellar.api.v1.Phase;
 import dev.cellar.api.v1.TlsSpec;
-import dev.cellar.operator.dependent.Certificate;
+import dev.cellar.operator.certmanager.Certificate;
 import dev.cellar.operator.dependent.PodMonitorDependent;
-import dev.cellar.operator.status.Conditions.Type;
 import dev.cellar.operator.tls.Certificates;
 import dev.cellar.testkit.LocalCluster;
 import dev.cellar.testkit.LocalOperator;

@@ -3,12 +3,14 @@ package dev.cellar.operator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.cellar.api.names.ChildNames;
+import dev.cellar.api.names.Conditions.Reason;
+import dev.cellar.api.names.Conditions.Type;
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.Phase;
-import dev.cellar.operator.status.Conditions.Reason;
-import dev.cellar.operator.status.Conditions.Type;
 import dev.cellar.testkit.LocalCluster;
 import dev.cellar.testkit.LocalOperator;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
@@ -121,7 +123,7 @@ class DayTwoIT extends ReconcilerTestBase {
                   .containsEntry(Keys.UPGRADED_FROM_IMAGE_ANNOTATION, "postgres:15");
               var init = sts.getSpec().getTemplate().getSpec().getInitContainers();
               assertThat(init).hasSize(1);
-              assertThat(init.get(0).getName()).isEqualTo(Topology.MAJOR_UPGRADE_CONTAINER);
+              assertThat(init.get(0).getName()).isEqualTo(ChildNames.MAJOR_UPGRADE_CONTAINER);
               assertThat(init.get(0).getImage()).isEqualTo("postgres:15");
               assertThat(init.get(0).getCommand()).contains("dump");
               var env = sts.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv();

@@ -2,7 +2,7 @@ package dev.cellar.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.cellar.operator.status.ErrorMessages;
+import dev.cellar.operator.runtime.ErrorMessages;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;

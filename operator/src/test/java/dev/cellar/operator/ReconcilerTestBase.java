@@ -3,13 +3,14 @@ package dev.cellar.operator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.cellar.api.names.Conditions.Type;
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.Phase;
 import dev.cellar.operator.cache.CachePruning;
-import dev.cellar.operator.failover.InstanceAgent;
+import dev.cellar.operator.instance.InstanceAgent;
 import dev.cellar.operator.status.ConditionSet;
-import dev.cellar.operator.status.Conditions.Type;
 import dev.cellar.testkit.LocalOperator;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.EventSource;

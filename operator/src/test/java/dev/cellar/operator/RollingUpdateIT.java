@@ -3,12 +3,12 @@ package dev.cellar.operator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.cellar.api.names.Conditions.Type;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.Phase;
-import dev.cellar.operator.failover.InstanceAgent;
-import dev.cellar.operator.status.Conditions.Type;
+import dev.cellar.operator.instance.InstanceAgent;
 import dev.cellar.testkit.LocalCluster;
 import dev.cellar.testkit.LocalOperator;
 import io.fabric8.kubernetes.api.model.Pod;

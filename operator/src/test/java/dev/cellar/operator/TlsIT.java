@@ -3,14 +3,14 @@ package dev.cellar.operator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.cellar.api.names.Conditions.Type;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.Phase;
 import dev.cellar.api.v1.TlsMode;
 import dev.cellar.api.v1.TlsSpec;
-import dev.cellar.operator.failover.InstanceAgent;
-import dev.cellar.operator.status.Conditions.Type;
+import dev.cellar.operator.instance.InstanceAgent;
 import dev.cellar.operator.tls.Certificates;
 import dev.cellar.operator.tls.JdkCertificates;
 import dev.cellar.operator.tls.TlsReload;

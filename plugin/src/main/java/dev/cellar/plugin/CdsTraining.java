@@ -1,5 +1,9 @@
 package dev.cellar.plugin;
 
+import dev.cellar.api.names.ChildNames;
+import dev.cellar.api.names.Conditions.Reason;
+import dev.cellar.api.names.Conditions.Type;
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.BackupRecord;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
@@ -38,12 +42,12 @@ final class CdsTraining {
         new PodBuilder()
             .withNewMetadata()
             .withName("db-0")
-            .addToLabels("cellar.dev/role", "primary")
+            .addToLabels(Keys.ROLE, Keys.ROLE_PRIMARY)
             .withCreationTimestamp("2026-01-01T00:00:00Z")
             .endMetadata()
             .withNewSpec()
             .addNewContainer()
-            .withName("database")
+            .withName(ChildNames.DATABASE_CONTAINER)
             .addNewEnv()
             .withName("PASSWORD")
             .withValue("x")
@@ -53,11 +57,11 @@ final class CdsTraining {
             .withNewStatus()
             .withPhase("Running")
             .addNewCondition()
-            .withType("Ready")
+            .withType("Ready") // not Cellar's: the pod's own condition
             .withStatus("True")
             .endCondition()
             .addNewContainerStatus()
-            .withName("database")
+            .withName(ChildNames.DATABASE_CONTAINER)
             .withRestartCount(0)
             .withNewState()
             .withNewRunning()
@@ -74,7 +78,7 @@ final class CdsTraining {
                 .withNewMetadata()
                 .withName("e")
                 .endMetadata()
-                .withReason("Created")
+                .withReason(Reason.CREATED.value())
                 .withNewInvolvedObject()
                 .withKind("Database")
                 .withName("db")
@@ -87,7 +91,7 @@ final class CdsTraining {
                 .withNewMetadata()
                 .withName("s")
                 .endMetadata()
-                .addToData("password", "eA==")
+                .addToData(Keys.Credentials.PASSWORD, "eA==")
                 .endItem()
                 .build(),
             new StatefulSetListBuilder()
@@ -150,8 +154,10 @@ final class CdsTraining {
     }
     Database db = new Database("ns", "db", new DatabaseSpec(Engine.POSTGRESQL, "16", "1Gi"));
     DatabaseStatus status = new DatabaseStatus();
-    status.getConditions().add(new ConditionBuilder().withType("Ready").withStatus("True").build());
-    status.setInstances(List.of(new InstanceStatus("db-0", "primary", true)));
+    status
+        .getConditions()
+        .add(new ConditionBuilder().withType(Type.READY.value()).withStatus("True").build());
+    status.setInstances(List.of(new InstanceStatus("db-0", Keys.ROLE_PRIMARY, true)));
     status.setLastBackup(
         new BackupRecord("db-20260101T000000Z.sql.gz", null, null, null, 1L, null, null));
     db.setStatus(status);

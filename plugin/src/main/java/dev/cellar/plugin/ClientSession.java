@@ -1,5 +1,6 @@
 package dev.cellar.plugin;
 
+import dev.cellar.api.names.ChildNames;
 import dev.cellar.api.v1.Engine;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,9 +14,6 @@ import java.util.List;
  * in no command line, here or in the pod, and never printed.
  */
 public final class ClientSession {
-  /** The database container's name in every database pod. */
-  static final String CONTAINER = "database";
-
   private ClientSession() {}
 
   /** The shell script run in the pod; {@code "$@"} are the user's arguments after {@code --}. */
@@ -58,7 +56,7 @@ public final class ClientSession {
     argv.add(terminal ? "-it" : "-i");
     argv.add(pod);
     argv.add("-c");
-    argv.add(CONTAINER);
+    argv.add(ChildNames.DATABASE_CONTAINER);
     argv.add("--");
     argv.add("sh");
     argv.add("-c");

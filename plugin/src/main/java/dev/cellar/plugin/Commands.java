@@ -1,9 +1,14 @@
 package dev.cellar.plugin;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.cellar.api.names.ChildNames;
+import dev.cellar.api.names.Conditions.Reason;
+import dev.cellar.api.names.Conditions.Type;
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.InstanceStatus;
+import dev.cellar.api.v1.Phase;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -35,20 +40,11 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /** The commands. Each checks its arguments, talks to the API server, prints what it did. */
 final class Commands {
-  // The names Cellar uses (operator/src/main/java/dev/cellar/operator/Keys.java); the plugin does
-  // not depend on the operator, so they are repeated here and checked against Keys in a test.
-  static final String INSTANCE = "app.kubernetes.io/instance";
-  static final String COMPONENT = "app.kubernetes.io/component";
-  static final String COMPONENT_DATABASE = "database";
-  static final String ROLE = "cellar.dev/role";
-  static final String ROLE_PRIMARY = "primary";
-  static final String BACKUP_NOW = "cellar.dev/backup-now";
-  static final String VERIFY_NOW = "cellar.dev/verify-now";
-  static final String SWITCHOVER_TO = "cellar.dev/switchover-to";
-
   /** A command that could not do its job; the message says why (exit code 1). */
   static final class Failure extends Exception {
     Failure(String message) {
@@ -203,7 +199,7 @@ final class Commands {
     if (primary == null) {
       primary =
           databasePods(name).stream()
-              .filter(p -> ROLE_PRIMARY.equals(label(p, ROLE)))
+              .filter(p -> Keys.ROLE_PRIMARY.equals(label(p, Keys.ROLE)))
               .map(p -> p.getMetadata().getName())
               .findFirst()
               .orElseThrow(
@@ -225,7 +221,7 @@ final class Commands {
     return databasePods(name).stream()
         .filter(StatusView::ready)
         .filter(p -> !p.getMetadata().getName().equals(primary))
-        .filter(p -> !ROLE_PRIMARY.equals(label(p, ROLE)))
+        .filter(p -> !Keys.ROLE_PRIMARY.equals(label(p, Keys.ROLE)))
         .map(p -> p.getMetadata().getName())
         .sorted()
         .findFirst()
@@ -247,7 +243,7 @@ final class Commands {
     Optional<Database> waited =
         request(
             name,
-            BACKUP_NOW,
+            Keys.BACKUP_NOW_ANNOTATION,
             token,
             "backup",
             Boolean.TRUE.equals(db.getSpec().getHibernated())
@@ -270,7 +266,7 @@ final class Commands {
     }
     throw new Failure(
         "the backup ended without a new dump: "
-            + condition(done, "BackupReady")
+            + condition(done, Type.BACKUP_READY.value())
             + " (kubectl cellar status "
             + name
             + ")");
@@ -282,13 +278,13 @@ final class Commands {
    */
   private int verify(String name, String token) throws Exception {
     Optional<Database> waited =
-        request(name, VERIFY_NOW, token, "verification of the newest dump", null);
+        request(name, Keys.VERIFY_NOW_ANNOTATION, token, "verification of the newest dump", null);
     if (waited.isEmpty()) {
       return 0;
     }
     Database done = waited.get();
-    String result = condition(done, "BackupReady");
-    if (result.startsWith("BackupReady True ")) {
+    String result = condition(done, Type.BACKUP_READY.value());
+    if (result.startsWith(Type.BACKUP_READY.value() + " True ")) {
       out.println("  done: " + result);
       return 0;
     }
@@ -373,7 +369,7 @@ final class Commands {
             + ("latest".equals(from.getBackup()) ? "latest dump" : "dump " + from.getBackup())
             + " ("
             + (from.getSource() == dev.cellar.api.v1.FromBackupSpec.BackupSource.VOLUME
-                ? "volume " + name + "-backups"
+                ? "volume " + ChildNames.of(name).backupClaim()
                 : "s3://" + from.getObjectStore().getBucket())
             + ")");
     out.println("  it becomes Ready once the restore succeeded: kubectl cellar status " + to);
@@ -403,20 +399,23 @@ final class Commands {
     if (!candidates.get(target)) {
       throw new Failure(target + " is not ready: a switchover needs a ready replica");
     }
-    String underWay = annotation(db, SWITCHOVER_TO);
+    String underWay = annotation(db, Keys.SWITCHOVER_ANNOTATION);
     if (underWay != null) {
       throw new Failure("a switchover to " + underWay + " is under way already");
     }
     Instant asked = Instant.now().minusSeconds(1);
     Optional<Database> waited =
-        request(name, SWITCHOVER_TO, target, "switchover to " + target, null);
+        request(name, Keys.SWITCHOVER_ANNOTATION, target, "switchover to " + target, null);
     if (waited.isEmpty()) {
       return 0;
     }
     Database done = waited.get();
     Optional<Event> outcome =
         events(name, List.of()).stream()
-            .filter(e -> Set.of("SwitchedOver", "SwitchoverFailed").contains(e.getReason()))
+            .filter(
+                e ->
+                    Set.of(Reason.SWITCHED_OVER.value(), Reason.SWITCHOVER_FAILED.value())
+                        .contains(e.getReason()))
             .filter(
                 e ->
                     Optional.ofNullable(StatusView.instant(StatusView.eventTime(e)))
@@ -450,7 +449,7 @@ final class Commands {
             .orElseGet(
                 () ->
                     pods.stream()
-                        .filter(p -> ROLE_PRIMARY.equals(label(p, ROLE)))
+                        .filter(p -> Keys.ROLE_PRIMARY.equals(label(p, Keys.ROLE)))
                         .map(p -> p.getMetadata().getName())
                         .findFirst()
                         .orElse(name + "-0"));
@@ -534,7 +533,7 @@ final class Commands {
     if (!args.flag("wait")) {
       return 0;
     }
-    String want = hibernate ? "Hibernated" : "Ready";
+    Phase want = hibernate ? Phase.Hibernated : Phase.Ready;
     await(
         name + " to be " + want,
         () -> {
@@ -544,7 +543,7 @@ final class Commands {
                   && Objects.equals(
                       d.getStatus().getObservedGeneration(), d.getMetadata().getGeneration())
                   && d.getStatus().getPhase() != null
-                  && d.getStatus().getPhase().name().equals(want)
+                  && d.getStatus().getPhase() == want
               ? d
               : null;
         });
@@ -557,7 +556,13 @@ final class Commands {
   private int logs(String name) throws Exception {
     require(name);
     List<Pod> pods =
-        client.pods().inNamespace(namespace).withLabel(INSTANCE, name).list().getItems().stream()
+        client
+            .pods()
+            .inNamespace(namespace)
+            .withLabel(Keys.INSTANCE, name)
+            .list()
+            .getItems()
+            .stream()
             .sorted(Comparator.comparing(p -> p.getMetadata().getName()))
             .toList();
     if (pods.isEmpty()) {
@@ -724,8 +729,8 @@ final class Commands {
     return client
         .pods()
         .inNamespace(namespace)
-        .withLabel(INSTANCE, name)
-        .withLabel(COMPONENT, COMPONENT_DATABASE)
+        .withLabel(Keys.INSTANCE, name)
+        .withLabel(Keys.COMPONENT, Keys.Component.DATABASE.value())
         .list()
         .getItems();
   }
@@ -745,15 +750,31 @@ final class Commands {
 
   /** The names of a Database's objects: itself, its pods, Services, volumes, Secret, Jobs. */
   static Pattern childNames(String name) {
-    String n = Pattern.quote(name);
+    ChildNames names = ChildNames.of(name);
+    // The StatefulSet (and the Services, PDB and PodMonitor of the same name), its pods and their
+    // data claims, the children named by a suffix, and the backup CronJob with its Jobs.
+    String pod = Pattern.quote(names.statefulSet()) + "-[0-9]+";
+    String suffixed =
+        Stream.of(
+                names.readOnlyService(),
+                names.headlessService(),
+                names.configMap(),
+                names.credentialsSecret(),
+                names.backupClaim())
+            .map(Pattern::quote)
+            .collect(Collectors.joining("|"));
     return Pattern.compile(
         "^("
-            + n
-            + "|(data-)?"
-            + n
-            + "-[0-9]+|"
-            + n
-            + "-(ro|headless|config|credentials|backups|backup(-.*)?))$");
+            + Pattern.quote(names.statefulSet())
+            + "|("
+            + Pattern.quote(ChildNames.DATA_VOLUME + "-")
+            + ")?"
+            + pod
+            + "|"
+            + suffixed
+            + "|"
+            + Pattern.quote(names.backupCronJob())
+            + "(-.*)?)$");
   }
 
   /** Polls {@code check} every second until it returns non-null, for at most --timeout. */

@@ -1,5 +1,7 @@
 package dev.cellar.plugin;
 
+import dev.cellar.api.names.ChildNames;
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -59,13 +61,13 @@ final class ReportWriter {
                     client
                         .secrets()
                         .inNamespace(namespace)
-                        .withLabel(Commands.INSTANCE, name)
+                        .withLabel(Keys.INSTANCE, name)
                         .list()
                         .getItems()));
     String credentials =
         db.getStatus() != null && db.getStatus().getCredentialsSecret() != null
             ? db.getStatus().getCredentialsSecret()
-            : name + "-credentials";
+            : ChildNames.of(name).credentialsSecret();
     if (secrets.stream().noneMatch(s -> credentials.equals(s.getMetadata().getName()))) {
       try {
         Secret s = client.secrets().inNamespace(namespace).withName(credentials).get();
@@ -86,7 +88,7 @@ final class ReportWriter {
                     .apps()
                     .statefulSets()
                     .inNamespace(namespace)
-                    .withLabel(Commands.INSTANCE, name)
+                    .withLabel(Keys.INSTANCE, name)
                     .list()
                     .getItems()));
     List<Pod> pods =
@@ -96,7 +98,7 @@ final class ReportWriter {
                 client
                     .pods()
                     .inNamespace(namespace)
-                    .withLabel(Commands.INSTANCE, name)
+                    .withLabel(Keys.INSTANCE, name)
                     .list()
                     .getItems());
     children.addAll(pods);
@@ -107,7 +109,7 @@ final class ReportWriter {
                 client
                     .services()
                     .inNamespace(namespace)
-                    .withLabel(Commands.INSTANCE, name)
+                    .withLabel(Keys.INSTANCE, name)
                     .list()
                     .getItems()));
     children.addAll(
@@ -117,7 +119,7 @@ final class ReportWriter {
                 client
                     .configMaps()
                     .inNamespace(namespace)
-                    .withLabel(Commands.INSTANCE, name)
+                    .withLabel(Keys.INSTANCE, name)
                     .list()
                     .getItems()));
     children.addAll(
@@ -127,7 +129,7 @@ final class ReportWriter {
                 client
                     .persistentVolumeClaims()
                     .inNamespace(namespace)
-                    .withLabel(Commands.INSTANCE, name)
+                    .withLabel(Keys.INSTANCE, name)
                     .list()
                     .getItems()));
     children.addAll(
@@ -139,7 +141,7 @@ final class ReportWriter {
                     .v1()
                     .cronjobs()
                     .inNamespace(namespace)
-                    .withLabel(Commands.INSTANCE, name)
+                    .withLabel(Keys.INSTANCE, name)
                     .list()
                     .getItems()));
     children.addAll(
@@ -151,7 +153,7 @@ final class ReportWriter {
                     .v1()
                     .jobs()
                     .inNamespace(namespace)
-                    .withLabel(Commands.INSTANCE, name)
+                    .withLabel(Keys.INSTANCE, name)
                     .list()
                     .getItems()));
     children.addAll(
@@ -163,7 +165,7 @@ final class ReportWriter {
                     .v1()
                     .podDisruptionBudget()
                     .inNamespace(namespace)
-                    .withLabel(Commands.INSTANCE, name)
+                    .withLabel(Keys.INSTANCE, name)
                     .list()
                     .getItems()));
     var events = Commands.events(client, namespace, name);
@@ -175,8 +177,9 @@ final class ReportWriter {
         pods.stream()
             .filter(
                 p ->
-                    Commands.COMPONENT_DATABASE.equals(
-                        p.getMetadata().getLabels().get(Commands.COMPONENT)))
+                    Keys.Component.DATABASE
+                        .value()
+                        .equals(p.getMetadata().getLabels().get(Keys.COMPONENT)))
             .toList();
     entries.put(
         "status.txt", new StatusView(db, databasePods, events, Instant.now(), false).render());

@@ -1,11 +1,15 @@
 package dev.cellar.plugin;
 
+import dev.cellar.api.names.ChildNames;
+import dev.cellar.api.names.Conditions.Type;
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.BackupRecord;
 import dev.cellar.api.v1.BackupSpec;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.DatabaseStatus;
 import dev.cellar.api.v1.InstanceStatus;
+import dev.cellar.api.v1.Phase;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Event;
@@ -31,8 +35,6 @@ import java.util.Optional;
 public final class StatusView {
   /** How many Events the screen shows (the newest). */
   static final int EVENTS = 10;
-
-  static final String ROLE_LABEL = "cellar.dev/role";
 
   private final Database db;
   private final List<Pod> pods;
@@ -177,7 +179,7 @@ public final class StatusView {
                           + Optional.ofNullable(backup.getObjectStore().getPrefix())
                               .map(p -> "/" + p)
                               .orElse("")
-                      : "volume " + name + "-backups")
+                      : "volume " + ChildNames.of(name).backupClaim())
                   + (Boolean.FALSE.equals(backup.getVerify()) ? ", not verified" : ", verified")));
     }
     backups.add(row("Last", describe(status.getLastBackup())));
@@ -250,7 +252,7 @@ public final class StatusView {
       m.put("name", podName);
       String role =
           Optional.ofNullable(pod.getMetadata().getLabels())
-              .map(l -> l.get(ROLE_LABEL))
+              .map(l -> l.get(Keys.ROLE))
               .orElse(null);
       if (role == null) {
         role =
@@ -294,7 +296,7 @@ public final class StatusView {
     return pod.getStatus() != null
         && pod.getStatus().getConditions() != null
         && pod.getStatus().getConditions().stream()
-            .filter(c -> "Ready".equals(c.getType()))
+            .filter(c -> "Ready".equals(c.getType())) // not Cellar's: the pod's own condition
             .map(PodCondition::getStatus)
             .anyMatch("True"::equals);
   }
@@ -495,16 +497,19 @@ public final class StatusView {
     }
 
     String phase(String phase) {
-      return switch (phase) {
-        case "Ready" -> green(phase);
-        case "Degraded", "Failed" -> red(phase);
-        default -> yellow(phase);
-      };
+      if (Phase.Ready.name().equals(phase)) {
+        return green(phase);
+      }
+      if (Phase.Degraded.name().equals(phase) || Phase.Failed.name().equals(phase)) {
+        return red(phase);
+      }
+      return yellow(phase);
     }
 
     /** Good is green, bad red: Degraded is good when False, the others when True. */
     String condition(String type, String status) {
-      boolean good = "Degraded".equals(type) ? "False".equals(status) : "True".equals(status);
+      boolean good =
+          Type.DEGRADED.value().equals(type) ? "False".equals(status) : "True".equals(status);
       if ("Unknown".equals(status)) {
         return yellow(status);
       }

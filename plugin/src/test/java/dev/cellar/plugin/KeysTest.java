@@ -2,25 +2,14 @@ package dev.cellar.plugin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.cellar.operator.Keys;
-import dev.cellar.operator.Topology;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The plugin repeats the operator's names (it does not ship the operator): they must agree. */
+/**
+ * How the plugin finds a Database's objects. The names themselves are the api's (ChildNames, Keys),
+ * which the plugin shares; SharedNamesTest checks that it keeps no copies.
+ */
 class KeysTest {
-  @Test
-  void thePluginsNamesAreTheOperators() {
-    assertThat(Commands.INSTANCE).isEqualTo(Keys.INSTANCE);
-    assertThat(Commands.COMPONENT).isEqualTo(Keys.COMPONENT);
-    assertThat(Commands.COMPONENT_DATABASE).isEqualTo(Keys.Component.DATABASE.value());
-    assertThat(Commands.ROLE).isEqualTo(Keys.ROLE).isEqualTo(StatusView.ROLE_LABEL);
-    assertThat(Commands.ROLE_PRIMARY).isEqualTo(Keys.ROLE_PRIMARY);
-    assertThat(Commands.BACKUP_NOW).isEqualTo(Keys.BACKUP_NOW_ANNOTATION);
-    assertThat(Commands.SWITCHOVER_TO).isEqualTo(Keys.SWITCHOVER_ANNOTATION);
-    assertThat(ClientSession.CONTAINER).isEqualTo(Topology.DATABASE_CONTAINER);
-  }
-
   @Test
   void restartGoesThroughTheReplicasFirstAndThePrimaryLast() {
     assertThat(Commands.restartOrder(List.of("db-0", "db-2", "db-1"), "db-1"))

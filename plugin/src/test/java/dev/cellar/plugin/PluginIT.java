@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.DatabaseStatus;
@@ -13,7 +14,6 @@ import dev.cellar.api.v1.FromBackupSpec.BackupSource;
 import dev.cellar.api.v1.InstanceStatus;
 import dev.cellar.api.v1.Phase;
 import dev.cellar.operator.DatabaseReconciler;
-import dev.cellar.operator.Keys;
 import dev.cellar.operator.cache.CachePruning;
 import dev.cellar.testkit.LocalCluster;
 import dev.cellar.testkit.LocalClusterExtension;

@@ -23,6 +23,14 @@ public class ReplicationSpec {
   @Default("async")
   private ReplicationMode mode = ReplicationMode.ASYNC;
 
+  /**
+   * Whether {@code spec}'s commits wait for a replica: spec.replication.mode sync, with a replica
+   * to wait for. Static, so that it is no property of the resource.
+   */
+  public static boolean synchronous(DatabaseSpec spec) {
+    return spec.getReplication() != null && spec.getReplication().synchronous(spec.getReplicas());
+  }
+
   /** Whether commits wait for a replica: mode sync and a replica to wait for. */
   public boolean synchronous(int replicas) {
     return mode == ReplicationMode.SYNC && replicas > 1;

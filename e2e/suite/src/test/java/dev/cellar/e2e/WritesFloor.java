@@ -2,9 +2,9 @@ package dev.cellar.e2e;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.Keys;
-import dev.cellar.operator.status.EventRecorder;
+import dev.cellar.operator.events.EventRecorder;
 import dev.cellar.testkit.LocalCluster;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;

@@ -3,13 +3,13 @@ package dev.cellar.operator.backup;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.cellar.api.names.ChildNames;
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.Children;
-import dev.cellar.operator.Keys;
-import dev.cellar.operator.Topology;
 import dev.cellar.operator.cache.CachePruning;
-import dev.cellar.operator.dependent.BackupJobs;
 import dev.cellar.operator.runtime.PatchByName;
+import dev.cellar.operator.topology.Children;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.ContainerStateTerminated;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
@@ -211,7 +211,7 @@ public final class BackupResults {
                         .map(s -> s.getContainerStatuses())
                         .orElse(List.of())
                         .stream())
-            .filter(c -> Topology.BACKUP_CONTAINER.equals(c.getName()))
+            .filter(c -> ChildNames.BACKUP_CONTAINER.equals(c.getName()))
             .map(ContainerStatus::getState)
             .filter(s -> s != null && s.getTerminated() != null)
             .map(s -> s.getTerminated())

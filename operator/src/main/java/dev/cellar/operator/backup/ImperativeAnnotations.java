@@ -1,7 +1,7 @@
 package dev.cellar.operator.backup;
 
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.Keys;
 import io.javaoperatorsdk.operator.processing.event.source.filter.OnUpdateFilter;
 import java.util.List;
 import java.util.Objects;

@@ -1,7 +1,7 @@
 package dev.cellar.operator.credentials;
 
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.Topology;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import java.nio.charset.StandardCharsets;

@@ -1,18 +1,17 @@
 package dev.cellar.operator.credentials;
 
+import dev.cellar.api.names.Conditions.Reason;
+import dev.cellar.api.names.Keys;
+import dev.cellar.api.names.Keys.Credentials;
 import dev.cellar.api.v1.CredentialsStatus;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseStatus;
-import dev.cellar.operator.Keys;
-import dev.cellar.operator.Keys.Credentials;
-import dev.cellar.operator.Topology;
-import dev.cellar.operator.failover.InstanceAgent;
+import dev.cellar.operator.facts.Failure;
+import dev.cellar.operator.facts.PodFacts;
+import dev.cellar.operator.instance.InstanceAgent;
 import dev.cellar.operator.primary.PodRoles;
 import dev.cellar.operator.runtime.OperatorSettings;
-import dev.cellar.operator.status.Conditions.Reason;
-import dev.cellar.operator.status.CredentialsCheck;
-import dev.cellar.operator.status.Observed;
-import dev.cellar.operator.status.StatusFactory;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -69,7 +68,7 @@ public final class PasswordRotation {
    * @param applied the credentials status to record, empty to keep the previous one
    * @param failure why the Secret's passwords are not (all) in the servers, if they are not
    */
-  public record Outcome(Optional<CredentialsStatus> applied, Optional<Observed.Failure> failure) {
+  public record Outcome(Optional<CredentialsStatus> applied, Optional<Failure> failure) {
     public static final Outcome NONE = new Outcome(Optional.empty(), Optional.empty());
 
     /** When to look again: a failed rotation is retried. */
@@ -110,7 +109,7 @@ public final class PasswordRotation {
     Optional<Pod> primaryPod =
         pods.stream()
             .filter(p -> p.getMetadata().getName().equals(primary))
-            .filter(StatusFactory::podReady)
+            .filter(PodFacts::ready)
             .findFirst();
     if (appliedHash.isEmpty()) {
       // Servers that started from this Secret hold its passwords (the images set them when they
@@ -129,7 +128,7 @@ public final class PasswordRotation {
     order.add(primaryPod.get());
     pods.stream()
         .filter(p -> !p.getMetadata().getName().equals(primary))
-        .filter(StatusFactory::podReady)
+        .filter(PodFacts::ready)
         .filter(p -> Keys.ROLE_REPLICA.equals(PodRoles.roleOf(p).orElse(null)))
         .sorted(Comparator.comparing(p -> p.getMetadata().getName()))
         .forEach(order::add);
@@ -152,8 +151,7 @@ public final class PasswordRotation {
                 + name;
         log.warn("{}/{}: {}", topology.namespace(), db.getMetadata().getName(), message);
         return new Outcome(
-            Optional.empty(),
-            Optional.of(new Observed.Failure(Reason.CREDENTIALS_NOT_APPLIED, message)));
+            Optional.empty(), Optional.of(new Failure(Reason.CREDENTIALS_NOT_APPLIED, message)));
       }
       done.add(name);
     }

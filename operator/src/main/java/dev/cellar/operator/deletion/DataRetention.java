@@ -2,7 +2,7 @@ package dev.cellar.operator.deletion;
 
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DeletionPolicy;
-import dev.cellar.operator.Topology;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Secret;

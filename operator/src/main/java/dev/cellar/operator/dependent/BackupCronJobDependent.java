@@ -1,11 +1,12 @@
 package dev.cellar.operator.dependent;
 
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.BackupSpec;
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.Children;
-import dev.cellar.operator.Keys;
-import dev.cellar.operator.Topology;
-import dev.cellar.operator.status.StatusFactory;
+import dev.cellar.operator.backup.BackupJobs;
+import dev.cellar.operator.facts.PodFacts;
+import dev.cellar.operator.topology.Children;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
@@ -59,9 +60,7 @@ public class BackupCronJobDependent extends OwnedChild<CronJob> {
     boolean primaryReady =
         context.getSecondaryResources(Pod.class).stream()
             .anyMatch(
-                p ->
-                    p.getMetadata().getName().equals(topology.primaryPod())
-                        && StatusFactory.podReady(p));
+                p -> p.getMetadata().getName().equals(topology.primaryPod()) && PodFacts.ready(p));
     return suspended(db, getSecondaryResource(db, context), primaryReady);
   }
 

@@ -1,10 +1,10 @@
 package dev.cellar.operator.dependent;
 
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.Keys;
-import dev.cellar.operator.Topology;
 import dev.cellar.operator.storage.Claims;
 import dev.cellar.operator.storage.StoragePlan;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;

@@ -2,11 +2,15 @@ package dev.cellar.operator.dependent;
 
 import static dev.cellar.operator.engine.EngineProfile.value;
 
+import dev.cellar.api.names.ChildNames;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.FromBackupSpec;
-import dev.cellar.operator.Topology;
+import dev.cellar.operator.backup.BackupJobs;
 import dev.cellar.operator.engine.EngineProfile;
 import dev.cellar.operator.engine.EngineVersion;
+import dev.cellar.operator.podspec.ContainerResources;
+import dev.cellar.operator.podspec.PodSecurity;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
@@ -17,18 +21,16 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * spec.bootstrap.fromBackup in the database pods: an init container {@value #CONTAINER} that, on
- * pod 0 of a Database whose data is not initialised, fetches the dump (from a bucket, or from the
- * source Database's backups volume mounted read-only) and puts it with the engine's restore script
- * where the database container sees /docker-entrypoint-initdb.d. The image's first initialisation
- * restores it before the server accepts clients, so the pod is ready only after the restore. A
- * missing dump or refused credentials fail the init container with one line in its termination
- * message (PodTrouble reports it); the kubelet retries it.
+ * spec.bootstrap.fromBackup in the database pods: an init container {@value
+ * ChildNames#RESTORE_CONTAINER} that, on pod 0 of a Database whose data is not initialised, fetches
+ * the dump (from a bucket, or from the source Database's backups volume mounted read-only) and puts
+ * it with the engine's restore script where the database container sees
+ * /docker-entrypoint-initdb.d. The image's first initialisation restores it before the server
+ * accepts clients, so the pod is ready only after the restore. A missing dump or refused
+ * credentials fail the init container with one line in its termination message (PodTrouble reports
+ * it); the kubelet retries it.
  */
 public final class BootstrapRestore {
-  /** The init container's name. */
-  public static final String CONTAINER = "restore";
-
   static final String RESTORE_VOLUME = "cellar-restore";
   static final String RESTORE_DIR = "/cellar-restore";
   static final String INITDB_DIR = "/docker-entrypoint-initdb.d";
@@ -72,7 +74,7 @@ public final class BootstrapRestore {
     env.add(value("TMPDIR", BackupJobs.TMP_DIR));
     ContainerBuilder init =
         new ContainerBuilder()
-            .withName(CONTAINER)
+            .withName(ChildNames.RESTORE_CONTAINER)
             .withImage(image)
             .withCommand("bash", BackupJobs.script(EngineProfile.RESTORE_FETCH_SCRIPT))
             .withSecurityContext(PodSecurity.readOnlyContainer())
@@ -82,7 +84,7 @@ public final class BootstrapRestore {
             .withMountPath(BackupJobs.TMP_DIR)
             .endVolumeMount()
             .addNewVolumeMount()
-            .withName(Topology.DATA_VOLUME)
+            .withName(ChildNames.DATA_VOLUME)
             .withMountPath(dataDir)
             .endVolumeMount()
             .addNewVolumeMount()

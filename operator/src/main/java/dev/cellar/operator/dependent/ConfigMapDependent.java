@@ -1,13 +1,13 @@
 package dev.cellar.operator.dependent;
 
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.Children;
-import dev.cellar.operator.Keys;
-import dev.cellar.operator.Topology;
 import dev.cellar.operator.cache.CachePruning;
 import dev.cellar.operator.engine.EngineProfile;
 import dev.cellar.operator.engine.EngineProfiles;
-import dev.cellar.operator.status.StatusFactory;
+import dev.cellar.operator.facts.PodFacts;
+import dev.cellar.operator.topology.Children;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -97,7 +97,7 @@ public class ConfigMapDependent extends OwnedChild<ConfigMap> {
     if (oldTemplate) {
       return true;
     }
-    if (StatusFactory.rolledOut(
+    if (PodFacts.rolledOut(
         sts.get(), Optional.ofNullable(sts.get().getSpec().getReplicas()).orElse(1), pods)) {
       return false;
     }

@@ -1,14 +1,14 @@
 package dev.cellar.operator.dependent;
 
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.Children;
-import dev.cellar.operator.Keys;
-import dev.cellar.operator.Topology;
 import dev.cellar.operator.cache.CachePruning;
 import dev.cellar.operator.cache.ChildEventSource;
 import dev.cellar.operator.cache.KnownMatches;
 import dev.cellar.operator.deletion.DataRetention;
 import dev.cellar.operator.guard.WriteBudget;
+import dev.cellar.operator.topology.Children;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;

@@ -1,11 +1,11 @@
 package dev.cellar.operator.dependent;
 
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.NetworkClient;
 import dev.cellar.api.v1.NetworkPolicySpec;
 import dev.cellar.api.v1.PeerSelector;
-import dev.cellar.operator.Keys;
-import dev.cellar.operator.Topology;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;

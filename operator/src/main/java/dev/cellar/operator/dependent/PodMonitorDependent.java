@@ -1,9 +1,10 @@
 package dev.cellar.operator.dependent;
 
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.Keys;
-import dev.cellar.operator.Topology;
+import dev.cellar.operator.prometheus.PodMonitor;
 import dev.cellar.operator.runtime.OperatorSettings;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Context;

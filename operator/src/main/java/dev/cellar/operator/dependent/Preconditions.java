@@ -1,7 +1,7 @@
 package dev.cellar.operator.dependent;
 
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.Topology;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.javaoperatorsdk.operator.api.reconciler.Context;

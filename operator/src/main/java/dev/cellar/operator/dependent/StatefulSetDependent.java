@@ -1,17 +1,22 @@
 package dev.cellar.operator.dependent;
 
+import dev.cellar.api.names.ChildNames;
+import dev.cellar.api.names.Keys;
+import dev.cellar.api.names.Keys.Credentials;
 import dev.cellar.api.v1.ComputeResources;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseResources;
-import dev.cellar.operator.Keys;
-import dev.cellar.operator.Keys.Credentials;
-import dev.cellar.operator.Topology;
 import dev.cellar.operator.deletion.DataRetention;
 import dev.cellar.operator.engine.EngineProfile;
 import dev.cellar.operator.engine.EngineVersion;
 import dev.cellar.operator.engine.VersionDecision;
+import dev.cellar.operator.podspec.ClientTlsVolume;
+import dev.cellar.operator.podspec.ContainerResources;
+import dev.cellar.operator.podspec.PodScheduling;
+import dev.cellar.operator.podspec.PodSecurity;
 import dev.cellar.operator.storage.Claims;
 import dev.cellar.operator.storage.StoragePlan;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
@@ -65,16 +70,6 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
   /** The server certificate Secret's volume, mounted at {@link EngineProfile#TLS_DIR}. */
   static final String TLS_VOLUME = "tls";
 
-  /**
-   * The application user's client certificate Secret's volume (spec.tls.clientCertificates),
-   * mounted at {@link EngineProfile#CLIENT_TLS_DIR}: PostgreSQL's pg_rewind connects to the primary
-   * as that user.
-   */
-  static final String CLIENT_TLS_VOLUME = "client-tls";
-
-  /** 0640: read by the database user through the pod's fsGroup, by no one else. */
-  static final int TLS_FILE_MODE = 0640;
-
   public StatefulSetDependent() {
     super(StatefulSet.class);
   }
@@ -87,9 +82,9 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
   /**
    * An update reconciles only when it changes what Cellar reads of a StatefulSet: its metadata, its
    * spec, and of its status the generation the controller has seen and its update revision ({@link
-   * dev.cellar.operator.status.StatusFactory#rolledOut}). The controller also writes its counts of
-   * ready, updated, available and current replicas there, once more after each pod changes; Cellar
-   * counts those from the pods, whose own update reconciles already.
+   * dev.cellar.operator.facts.PodFacts#rolledOut}). The controller also writes its counts of ready,
+   * updated, available and current replicas there, once more after each pod changes; Cellar counts
+   * those from the pods, whose own update reconciles already.
    */
   @Override
   protected void configureInformer(
@@ -193,16 +188,16 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
           .withName(TLS_VOLUME)
           .withNewSecret()
           .withSecretName(topology.serverCertificateSecret())
-          .withDefaultMode(TLS_FILE_MODE)
+          .withDefaultMode(PodSecurity.TLS_FILE_MODE)
           .endSecret()
           .endVolume();
     }
     if (topology.requiresClientCertificates()) {
       pod.addNewVolume()
-          .withName(CLIENT_TLS_VOLUME)
+          .withName(ClientTlsVolume.NAME)
           .withNewSecret()
           .withSecretName(topology.clientTlsSecret())
-          .withDefaultMode(TLS_FILE_MODE)
+          .withDefaultMode(PodSecurity.TLS_FILE_MODE)
           .endSecret()
           .endVolume();
     }
@@ -213,7 +208,7 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
       // script does nothing once the new data directory is restored, or on a replica).
       pod.addToInitContainers(
           new ContainerBuilder(database)
-              .withName(Topology.MAJOR_UPGRADE_CONTAINER)
+              .withName(ChildNames.MAJOR_UPGRADE_CONTAINER)
               .withImage(oldImage.get())
               .withCommand(profile.majorUpgradeDumpCommand())
               .withArgs()
@@ -327,7 +322,7 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
         new ArrayList<>(
             List.of(
                 new VolumeMountBuilder()
-                    .withName(Topology.DATA_VOLUME)
+                    .withName(ChildNames.DATA_VOLUME)
                     .withMountPath(profile.dataMountPath(version))
                     .build()));
     mounts.add(
@@ -353,7 +348,7 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
     if (Topology.of(db).requiresClientCertificates()) {
       mounts.add(
           new VolumeMountBuilder()
-              .withName(CLIENT_TLS_VOLUME)
+              .withName(ClientTlsVolume.NAME)
               .withMountPath(EngineProfile.CLIENT_TLS_DIR)
               .withReadOnly(true)
               .build());
@@ -378,7 +373,7 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
     // primary-setup.sh creates the exporter's account, whether or not the exporter runs.
     env.addAll(EngineProfile.monitoringAccountEnv(Topology.of(db).monitoringSecret()));
     return new ContainerBuilder()
-        .withName(Topology.DATABASE_CONTAINER)
+        .withName(ChildNames.DATABASE_CONTAINER)
         .withImage(image)
         .withCommand(profile.command())
         .withArgs(profile.args(db))
@@ -494,7 +489,7 @@ public class StatefulSetDependent extends OwnedChild<StatefulSet> {
         .withApiVersion("v1")
         .withKind("PersistentVolumeClaim")
         .withNewMetadata()
-        .withName(Topology.DATA_VOLUME)
+        .withName(ChildNames.DATA_VOLUME)
         .withLabels(Keys.labels(db, Keys.Component.DATABASE))
         .endMetadata()
         .withSpec(Claims.spec(db, StoragePlan.dataTemplateSize(db, existing)))

@@ -1,10 +1,10 @@
 package dev.cellar.operator.engine;
 
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.TlsMode;
 import dev.cellar.api.v1.TlsSpec;
-import dev.cellar.operator.Keys;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.Probe;

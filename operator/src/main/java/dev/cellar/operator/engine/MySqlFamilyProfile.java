@@ -1,9 +1,9 @@
 package dev.cellar.operator.engine;
 
+import dev.cellar.api.names.Keys;
+import dev.cellar.api.names.Keys.Credentials;
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.Keys;
-import dev.cellar.operator.Keys.Credentials;
-import dev.cellar.operator.Topology;
+import dev.cellar.api.v1.ReplicationSpec;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Probe;
 import java.util.ArrayList;
@@ -110,7 +110,7 @@ abstract class MySqlFamilyProfile extends EngineProfile {
 
   /** The semi-sync settings when the Database asks for sync and has a replica, else none. */
   String replicationSettings(Database db) {
-    return Topology.of(db).synchronousReplication()
+    return ReplicationSpec.synchronous(db.getSpec())
         ? "# spec.replication.mode: sync\n" + semiSyncSettings()
         : "";
   }

@@ -1,10 +1,10 @@
 package dev.cellar.operator.engine;
 
+import dev.cellar.api.names.Keys;
+import dev.cellar.api.names.Keys.Credentials;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.Engine;
-import dev.cellar.operator.Keys;
-import dev.cellar.operator.Keys.Credentials;
-import dev.cellar.operator.Topology;
+import dev.cellar.api.v1.ReplicationSpec;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import java.util.ArrayList;
 import java.util.List;
@@ -206,7 +206,7 @@ public final class PostgresProfile extends EngineProfile {
    * pod: a standby ignores it, and a promoted one applies it at once.
    */
   static Map<String, String> replicationSettings(Database db) {
-    return Topology.of(db).synchronousReplication()
+    return ReplicationSpec.synchronous(db.getSpec())
         ? Map.of("synchronous_standby_names", "ANY 1 (*)", "synchronous_commit", "on")
         : Map.of();
   }

@@ -1,6 +1,6 @@
 package dev.cellar.operator.engine;
 
-import dev.cellar.operator.status.Conditions.Reason;
+import dev.cellar.api.names.Conditions.Reason;
 import java.util.Optional;
 
 /**

@@ -1,14 +1,15 @@
 package dev.cellar.operator.failover;
 
+import dev.cellar.api.names.Conditions.Reason;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseStatus;
 import dev.cellar.api.v1.FailoverSpec;
-import dev.cellar.operator.Topology;
+import dev.cellar.operator.events.EventRecorder;
+import dev.cellar.operator.facts.Failure;
+import dev.cellar.operator.facts.PodFacts;
+import dev.cellar.operator.instance.InstanceAgent;
 import dev.cellar.operator.primary.PodRoles;
-import dev.cellar.operator.status.Conditions.Reason;
-import dev.cellar.operator.status.EventRecorder;
-import dev.cellar.operator.status.Observed;
-import dev.cellar.operator.status.StatusFactory;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -71,7 +72,7 @@ public final class Failover {
    * @param recheck when to reconcile again (a failover that is due later)
    * @param note the reason and message for the Available condition, while it matters
    */
-  public record Outcome(Optional<Duration> recheck, Optional<Observed.Failure> note) {
+  public record Outcome(Optional<Duration> recheck, Optional<Failure> note) {
     static final Outcome NONE = new Outcome(Optional.empty(), Optional.empty());
   }
 
@@ -104,7 +105,7 @@ public final class Failover {
     String primary = topology.primaryPod();
     Optional<Pod> primaryPod =
         pods.stream().filter(p -> p.getMetadata().getName().equals(primary)).findFirst();
-    boolean available = primaryPod.map(StatusFactory::podReady).orElse(false);
+    boolean available = primaryPod.map(PodFacts::ready).orElse(false);
     Optional<Instant> since = Optional.empty();
     String sinceKey = key + "/" + primary;
     if (available) {
@@ -133,19 +134,18 @@ public final class Failover {
       return available
           ? Outcome.NONE
           : new Outcome(
-              Optional.empty(),
-              Optional.of(new Observed.Failure(Reason.PRIMARY_NOT_READY, keep.why())));
+              Optional.empty(), Optional.of(new Failure(Reason.PRIMARY_NOT_READY, keep.why())));
     }
     if (decision instanceof Election.Decision.WaitUntil wait) {
       Duration after = Duration.between(now, wait.at());
       return new Outcome(
           Optional.of(after.isNegative() || after.isZero() ? Duration.ofMillis(200) : after),
-          Optional.of(new Observed.Failure(Reason.FAILING_OVER, wait.why())));
+          Optional.of(new Failure(Reason.FAILING_OVER, wait.why())));
     }
     if (decision instanceof Election.Decision.NoCandidate none) {
       return new Outcome(
           Optional.of(NO_CANDIDATE_RECHECK),
-          Optional.of(new Observed.Failure(Reason.NO_FAILOVER_CANDIDATE, none.why())));
+          Optional.of(new Failure(Reason.NO_FAILOVER_CANDIDATE, none.why())));
     }
     Election.Decision.Elect elect = (Election.Decision.Elect) decision;
     String ns = db.getMetadata().getNamespace();
@@ -162,8 +162,7 @@ public final class Failover {
           "failover of {} waits: {}; positions: {}", key, wait.why(), positionsText(positions));
       return new Outcome(
           Optional.of(NO_CANDIDATE_RECHECK),
-          Optional.of(
-              new Observed.Failure(Reason.NO_FAILOVER_CANDIDATE, elect.why() + "; " + wait.why())));
+          Optional.of(new Failure(Reason.NO_FAILOVER_CANDIDATE, elect.why() + "; " + wait.why())));
     }
     Election.Choice.Promote chosen = (Election.Choice.Promote) choice;
     String target = chosen.member().name();
@@ -180,11 +179,11 @@ public final class Failover {
     if (failed.isPresent()) {
       targetPod.ifPresent(p -> PodRoles.relabelNow(client, p, false));
       String message = elect.why() + "; promoting " + target + " failed: " + failed.get();
-      // Its Warning Event comes from Degraded turning FailoverFailed (EventRecorder.notes).
+      // Its Warning Event comes from Degraded turning FailoverFailed (StatusEvents.notes).
       log.warn("failover of {}: {}", key, message);
       return new Outcome(
           Optional.of(NO_CANDIDATE_RECHECK),
-          Optional.of(new Observed.Failure(Reason.FAILOVER_FAILED, message)));
+          Optional.of(new Failure(Reason.FAILOVER_FAILED, message)));
     }
     String message =
         elect.why()
@@ -204,8 +203,7 @@ public final class Failover {
     new EventRecorder(client)
         .emit(
             db, List.of(new EventRecorder.Note(EventRecorder.NORMAL, Reason.FAILED_OVER, message)));
-    return new Outcome(
-        Optional.empty(), Optional.of(new Observed.Failure(Reason.FAILED_OVER, message)));
+    return new Outcome(Optional.empty(), Optional.of(new Failure(Reason.FAILED_OVER, message)));
   }
 
   /** "db-1 10, db-2 unknown": what each asked replica answered, for the Event and the log. */
@@ -247,7 +245,7 @@ public final class Failover {
                 new Election.Member(
                     p.getMetadata().getName(),
                     topology.ordinal(p.getMetadata().getName()).orElse(0),
-                    StatusFactory.podReady(p),
+                    PodFacts.ready(p),
                     PodRoles.roleOf(p).orElse(null)))
         .sorted(Comparator.comparingInt(Election.Member::ordinal))
         .toList();

@@ -1,14 +1,15 @@
 package dev.cellar.operator.failover;
 
+import dev.cellar.api.names.Conditions.Reason;
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.Keys;
-import dev.cellar.operator.Topology;
+import dev.cellar.operator.events.EventRecorder;
+import dev.cellar.operator.facts.Failure;
+import dev.cellar.operator.facts.PodFacts;
+import dev.cellar.operator.instance.InstanceAgent;
 import dev.cellar.operator.primary.PodRoles;
 import dev.cellar.operator.runtime.PatchByName;
-import dev.cellar.operator.status.Conditions.Reason;
-import dev.cellar.operator.status.EventRecorder;
-import dev.cellar.operator.status.Observed;
-import dev.cellar.operator.status.StatusFactory;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -69,10 +70,10 @@ public final class Switchover {
     String refusal = null;
     if (targetPod.isEmpty() || !topology.isPod(target)) {
       refusal = target + " is not a pod of this Database";
-    } else if (!StatusFactory.podReady(targetPod.get())
+    } else if (!PodFacts.ready(targetPod.get())
         || !Keys.ROLE_REPLICA.equals(PodRoles.roleOf(targetPod.get()).orElse(null))) {
       refusal = target + " is not a ready replica";
-    } else if (primaryPod.isEmpty() || !StatusFactory.podReady(primaryPod.get())) {
+    } else if (primaryPod.isEmpty() || !PodFacts.ready(primaryPod.get())) {
       refusal = "the primary " + primary + " is not ready (a failover replaces it)";
     }
     if (refusal != null) {
@@ -161,7 +162,7 @@ public final class Switchover {
     agent.restart(ns, primary);
     return Optional.of(
         new Failover.Outcome(
-            Optional.empty(), Optional.of(new Observed.Failure(Reason.SWITCHED_OVER, message))));
+            Optional.empty(), Optional.of(new Failure(Reason.SWITCHED_OVER, message))));
   }
 
   /** Gives the old primary its writes and label back after a switchover that cannot finish. */

@@ -1,10 +1,10 @@
 package dev.cellar.operator.primary;
 
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.Keys;
-import dev.cellar.operator.Topology;
+import dev.cellar.operator.facts.PodFacts;
 import dev.cellar.operator.runtime.PatchByName;
-import dev.cellar.operator.status.StatusFactory;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -56,7 +56,7 @@ public final class PodRoles {
    * take over instead (a fresh empty primary would replicate the loss to every replica).
    */
   public static boolean mayBootstrap(Database db) {
-    return !StatusFactory.everAvailable(db.getStatus());
+    return !PodFacts.everAvailable(db.getStatus());
   }
 
   /** The merge patch that gives {@code pod} its role, or null when it has it already. */

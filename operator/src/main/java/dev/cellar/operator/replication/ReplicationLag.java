@@ -1,10 +1,10 @@
 package dev.cellar.operator.replication;
 
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.Topology;
-import dev.cellar.operator.failover.InstanceAgent;
+import dev.cellar.operator.facts.PodFacts;
+import dev.cellar.operator.instance.InstanceAgent;
 import dev.cellar.operator.runtime.OperatorSettings;
-import dev.cellar.operator.status.StatusFactory;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
@@ -107,7 +107,7 @@ public final class ReplicationLag {
     String primary = Topology.of(db).primaryPod();
     Set<Replica> replicas = new HashSet<>();
     pods.stream()
-        .filter(StatusFactory::podReady)
+        .filter(PodFacts::ready)
         .map(p -> p.getMetadata().getName())
         .filter(name -> !name.equals(primary))
         .sorted(Comparator.naturalOrder())

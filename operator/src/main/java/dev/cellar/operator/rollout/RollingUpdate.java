@@ -1,13 +1,13 @@
 package dev.cellar.operator.rollout;
 
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.Children;
-import dev.cellar.operator.Keys;
-import dev.cellar.operator.Topology;
+import dev.cellar.operator.facts.PodFacts;
 import dev.cellar.operator.guard.WriteBudget;
 import dev.cellar.operator.primary.PodRoles;
 import dev.cellar.operator.runtime.PatchByName;
-import dev.cellar.operator.status.StatusFactory;
+import dev.cellar.operator.topology.Children;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -140,8 +140,8 @@ public final class RollingUpdate {
                     new Member(
                         p.getMetadata().getName(),
                         topology.ordinal(p.getMetadata().getName()).orElse(0),
-                        revisionOf(p).orElse(null),
-                        StatusFactory.podReady(p),
+                        PodFacts.revision(p).orElse(null),
+                        PodFacts.ready(p),
                         p.getMetadata().getDeletionTimestamp() != null))
             .toList();
     Optional<String> switching =
@@ -157,11 +157,6 @@ public final class RollingUpdate {
             && db.getStatus().getCurrentPrimary() != null
             && !PodRoles.mayBootstrap(db),
         members);
-  }
-
-  /** The revision of its StatefulSet's template that the pod was made from. */
-  public static Optional<String> revisionOf(Pod pod) {
-    return Optional.ofNullable(pod.getMetadata().getLabels()).map(l -> l.get(Keys.REVISION));
   }
 
   /** Takes the step: deletes a pod or asks for the switchover. */

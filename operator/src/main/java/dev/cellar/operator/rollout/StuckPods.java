@@ -1,10 +1,10 @@
 package dev.cellar.operator.rollout;
 
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.Children;
+import dev.cellar.operator.facts.PodFacts;
+import dev.cellar.operator.facts.PodTrouble;
 import dev.cellar.operator.guard.WriteBudget;
-import dev.cellar.operator.status.PodTrouble;
-import dev.cellar.operator.status.StatusFactory;
+import dev.cellar.operator.topology.Children;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -62,11 +62,11 @@ public final class StuckPods {
 
   /** On another revision than {@code update}, not being deleted, and unable to run. */
   static boolean stuck(Pod pod, String update) {
-    String revision = RollingUpdate.revisionOf(pod).orElse(null);
+    String revision = PodFacts.revision(pod).orElse(null);
     return revision != null
         && !revision.equals(update)
         && pod.getMetadata().getDeletionTimestamp() == null
         && PodTrouble.ofPod(pod).isPresent()
-        && !StatusFactory.podReady(pod);
+        && !PodFacts.ready(pod);
   }
 }

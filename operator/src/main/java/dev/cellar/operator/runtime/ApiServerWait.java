@@ -1,6 +1,5 @@
 package dev.cellar.operator.runtime;
 
-import dev.cellar.operator.status.ErrorMessages;
 import io.fabric8.kubernetes.api.model.APIResourceList;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;

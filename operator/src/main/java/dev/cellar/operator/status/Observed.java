@@ -2,7 +2,7 @@ package dev.cellar.operator.status;
 
 import dev.cellar.api.v1.CredentialsStatus;
 import dev.cellar.operator.engine.VersionDecision;
-import dev.cellar.operator.status.Conditions.Reason;
+import dev.cellar.operator.facts.Failure;
 import dev.cellar.operator.storage.StorageResize;
 import dev.cellar.operator.tls.TlsState;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -54,9 +54,6 @@ public record Observed(
     Optional<Failure> credentialsFailure,
     TlsState tls,
     Map<String, Long> replicationLag) {
-
-  /** A failure to report in Degraded: its reason and one line that says what to do. */
-  public record Failure(Reason reason, String message) {}
 
   /** The pod named {@code name}, if it exists. */
   public Optional<Pod> pod(String name) {

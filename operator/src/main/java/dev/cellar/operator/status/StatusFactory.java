@@ -1,32 +1,32 @@
 package dev.cellar.operator.status;
 
+import dev.cellar.api.names.Conditions.Reason;
+import dev.cellar.api.names.Conditions.Type;
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.BackupRecord;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseStatus;
 import dev.cellar.api.v1.InstanceStatus;
 import dev.cellar.api.v1.Phase;
-import dev.cellar.operator.Keys;
-import dev.cellar.operator.Topology;
 import dev.cellar.operator.backup.BackupResults;
 import dev.cellar.operator.engine.VersionDecision;
+import dev.cellar.operator.facts.Failure;
+import dev.cellar.operator.facts.PodFacts;
+import dev.cellar.operator.facts.PodTrouble;
 import dev.cellar.operator.rollout.RollingUpdate;
-import dev.cellar.operator.status.Conditions.Reason;
-import dev.cellar.operator.status.Conditions.Type;
 import dev.cellar.operator.storage.StorageResize;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
-import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
@@ -73,9 +73,9 @@ public final class StatusFactory {
           hibernated,
           desired,
           sts.isPresent() ? readyPods(own) : 0,
-          sts.map(s -> StatusFactory.rolledOut(s, desired, own)).orElse(false),
-          observed.pod(topology.primaryPod()).map(StatusFactory::podReady).orElse(false),
-          everAvailable(previous),
+          sts.map(s -> PodFacts.rolledOut(s, desired, own)).orElse(false),
+          observed.pod(topology.primaryPod()).map(PodFacts::ready).orElse(false),
+          PodFacts.everAvailable(previous),
           sts.flatMap(Topology::runningVersion),
           PodTrouble.of(observed.pods(), observed.provisioning()).filter(t -> t.counts(now)));
     }
@@ -88,7 +88,7 @@ public final class StatusFactory {
      * took (seen at N = 20 and in bin/bench 500's Warning Events).
      */
     static int readyPods(List<Pod> own) {
-      return (int) own.stream().filter(StatusFactory::podReady).count();
+      return (int) own.stream().filter(PodFacts::ready).count();
     }
 
     VersionDecision decision() {
@@ -156,7 +156,7 @@ public final class StatusFactory {
     status.setFirstAvailableTime(
         f.previous().getFirstAvailableTime() != null
             ? f.previous().getFirstAvailableTime()
-            : f.primaryReady() || everAvailable(f.previous())
+            : f.primaryReady() || PodFacts.everAvailable(f.previous())
                 ? now.truncatedTo(ChronoUnit.SECONDS).toString()
                 : null);
     status.setInstances(instances(f));
@@ -212,7 +212,7 @@ public final class StatusFactory {
               new InstanceStatus(
                   name,
                   primary ? Keys.ROLE_PRIMARY : Keys.ROLE_REPLICA,
-                  pod != null && podReady(pod),
+                  pod != null && PodFacts.ready(pod),
                   primary ? null : f.observed().replicationLag().get(name)));
         });
     return instances.isEmpty() ? null : instances;
@@ -260,7 +260,7 @@ public final class StatusFactory {
       // Even while the primary is still stopping: clients are told not to count on it.
       return new Verdict(false, Reason.HIBERNATED, "the Database is hibernated: no pod serves");
     }
-    Optional<Observed.Failure> failover = f.observed().failover();
+    Optional<Failure> failover = f.observed().failover();
     if (f.primaryReady()) {
       if (failover.isPresent() && MOVED.contains(failover.get().reason())) {
         return new Verdict(true, failover.get().reason(), failover.get().message());
@@ -375,15 +375,15 @@ public final class StatusFactory {
       return new Verdict(true, Reason.CREDENTIALS_INCOMPLETE, f.observed().credentials().get());
     }
     if (f.observed().credentialsFailure().isPresent()) {
-      Observed.Failure failure = f.observed().credentialsFailure().get();
+      Failure failure = f.observed().credentialsFailure().get();
       return new Verdict(true, failure.reason(), failure.message());
     }
     if (f.observed().tls().failure().isPresent()) {
-      Observed.Failure failure = f.observed().tls().failure().get();
+      Failure failure = f.observed().tls().failure().get();
       return new Verdict(true, failure.reason(), failure.message());
     }
     if (f.observed().error().isPresent()) {
-      Observed.Failure error = f.observed().error().get();
+      Failure error = f.observed().error().get();
       return new Verdict(true, error.reason(), error.message());
     }
     if (f.hibernated()) {
@@ -402,7 +402,7 @@ public final class StatusFactory {
     // A lost primary that no replica can replace, or whose replacement failed: Available says so,
     // and Degraded too, since the way out is the user's (ReplicasNotReady below would name only
     // the symptom). Their Warning Events come from this condition.
-    Optional<Observed.Failure> failover = f.observed().failover();
+    Optional<Failure> failover = f.observed().failover();
     if (failover.isPresent() && failover.get().reason().types().contains(Type.DEGRADED)) {
       return new Verdict(true, failover.get().reason(), failover.get().message());
     }
@@ -564,25 +564,6 @@ public final class StatusFactory {
         "CronJob " + f.topology().backupCronJob() + " runs on schedule '" + schedule + "'");
   }
 
-  /**
-   * Whether the Database's primary has ever accepted connections: recorded in {@code
-   * firstAvailableTime}, and for a status written before that field existed, a phase that only a
-   * running Database reaches. Other phases cannot tell: a Database that never ran is Degraded when
-   * its pods cannot be scheduled, and Hibernated when created with spec.hibernated (counted as run,
-   * such a Database got a firstAvailableTime at its second reconcile, and its primary, once woken,
-   * would never have initialised its empty volume).
-   */
-  public static boolean everAvailable(DatabaseStatus status) {
-    if (status == null) {
-      return false;
-    }
-    if (status.getFirstAvailableTime() != null) {
-      return true;
-    }
-    Phase phase = status.getPhase();
-    return phase == Phase.Ready || phase == Phase.Updating;
-  }
-
   /** Reasons that nothing but the user mends: a Database that never ran with one has Failed. */
   private static final Set<Reason> USER_MUST_ACT =
       Set.of(
@@ -618,42 +599,6 @@ public final class StatusFactory {
       return Phase.Provisioning;
     }
     return ConditionSet.isTrue(conditions, Type.PROGRESSING) ? Phase.Updating : Phase.Degraded;
-  }
-
-  /**
-   * Whether every pod the spec asks for runs the StatefulSet's latest template: the controller has
-   * seen the latest spec, and {@code desired} of its pods carry its update revision. The pods'
-   * revision labels are counted here, as the controller counts its updatedReplicas: that count is
-   * its later copy of the same fact, and read from it a Database whose pod had just turned ready
-   * was written once for the pod and once more for the count (a third of new Databases at N = 20).
-   *
-   * @param pods the StatefulSet's pods
-   */
-  public static boolean rolledOut(StatefulSet sts, int desired, Collection<Pod> pods) {
-    StatefulSetStatus s = sts.getStatus();
-    if (s == null
-        || s.getObservedGeneration() == null
-        || s.getObservedGeneration() < sts.getMetadata().getGeneration()
-        || !Objects.equals(sts.getSpec().getReplicas(), desired)) {
-      return false;
-    }
-    String update = s.getUpdateRevision();
-    long updated =
-        update == null
-            ? 0
-            : pods.stream()
-                .filter(p -> RollingUpdate.revisionOf(p).filter(update::equals).isPresent())
-                .count();
-    return updated >= desired;
-  }
-
-  /** Whether the pod is Ready and not being deleted. */
-  public static boolean podReady(Pod pod) {
-    return pod.getStatus() != null
-        && pod.getMetadata().getDeletionTimestamp() == null
-        && pod.getStatus().getConditions() != null
-        && pod.getStatus().getConditions().stream()
-            .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
   }
 
   /**

@@ -2,15 +2,21 @@ package dev.cellar.operator.status;
 
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseStatus;
-import dev.cellar.operator.Children;
-import dev.cellar.operator.Topology;
 import dev.cellar.operator.backup.BackupResults;
+import dev.cellar.operator.credentials.CredentialsCheck;
 import dev.cellar.operator.credentials.CredentialsSecret;
 import dev.cellar.operator.credentials.PasswordRotation;
+import dev.cellar.operator.events.EventRecorder;
+import dev.cellar.operator.facts.Failure;
+import dev.cellar.operator.facts.PodFacts;
+import dev.cellar.operator.facts.PodTrouble;
 import dev.cellar.operator.replication.ReplicationLag;
+import dev.cellar.operator.runtime.ErrorMessages;
 import dev.cellar.operator.storage.StoragePlan;
 import dev.cellar.operator.storage.StorageResize;
 import dev.cellar.operator.tls.TlsState;
+import dev.cellar.operator.topology.Children;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
@@ -53,7 +59,7 @@ public final class StatusWriter {
       Database db,
       Context<Database> context,
       StorageResize.Outcome storage,
-      Optional<Observed.Failure> error) {
+      Optional<Failure> error) {
     return write(db, context, storage, error, Optional.empty());
   }
 
@@ -65,8 +71,8 @@ public final class StatusWriter {
       Database db,
       Context<Database> context,
       StorageResize.Outcome storage,
-      Optional<Observed.Failure> error,
-      Optional<Observed.Failure> failover) {
+      Optional<Failure> error,
+      Optional<Failure> failover) {
     return write(db, context, storage, error, failover, PasswordRotation.Outcome.NONE);
   }
 
@@ -75,8 +81,8 @@ public final class StatusWriter {
       Database db,
       Context<Database> context,
       StorageResize.Outcome storage,
-      Optional<Observed.Failure> error,
-      Optional<Observed.Failure> failover,
+      Optional<Failure> error,
+      Optional<Failure> failover,
       PasswordRotation.Outcome rotation) {
     Instant now = Instant.now();
     Observed observed = observe(db, context, storage, error, failover, rotation);
@@ -96,8 +102,7 @@ public final class StatusWriter {
     if (status.equals(db.getStatus())) {
       return recheck;
     }
-    new EventRecorder(context.getClient())
-        .emit(db, EventRecorder.notes(db, db.getStatus(), status));
+    new EventRecorder(context.getClient()).emit(db, StatusEvents.notes(db, db.getStatus(), status));
     Database patch = new Database();
     patch.getMetadata().setName(db.getMetadata().getName());
     patch.getMetadata().setNamespace(db.getMetadata().getNamespace());
@@ -158,8 +163,8 @@ public final class StatusWriter {
       Database db,
       Context<Database> context,
       StorageResize.Outcome storage,
-      Optional<Observed.Failure> error,
-      Optional<Observed.Failure> failover,
+      Optional<Failure> error,
+      Optional<Failure> failover,
       PasswordRotation.Outcome rotation) {
     Topology topology = Topology.of(db);
     Optional<StatefulSet> sts = Children.statefulSet(db, context);
@@ -248,7 +253,7 @@ public final class StatusWriter {
       Topology topology, Context<Database> context, Optional<StatefulSet> sts, List<Pod> pods) {
     if (sts.isEmpty()
         || pods.size() >= Optional.ofNullable(sts.get().getSpec().getReplicas()).orElse(0)
-        || !pods.stream().allMatch(StatusFactory::podReady)) {
+        || !pods.stream().allMatch(PodFacts::ready)) {
       return Optional.empty();
     }
     // The controller retries with back-off and renews its Event each time: an old one is a

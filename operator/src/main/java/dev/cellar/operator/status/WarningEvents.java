@@ -1,8 +1,9 @@
 package dev.cellar.operator.status;
 
+import dev.cellar.api.names.ChildNames;
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.Topology;
 import dev.cellar.operator.cache.CachePruning;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.Event;
 import io.javaoperatorsdk.operator.api.config.informer.FieldSelector;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
@@ -41,7 +42,7 @@ public final class WarningEvents {
   public static List<InformerEventSource<Event, Database>> eventSources(
       EventSourceContext<Database> context) {
     return List.of(
-        source(context, CLAIMS, "PersistentVolumeClaim", Topology::databasesOfClaim),
+        source(context, CLAIMS, "PersistentVolumeClaim", ChildNames::databasesOfClaim),
         source(context, STATEFULSETS, "StatefulSet", Set::of));
   }
 

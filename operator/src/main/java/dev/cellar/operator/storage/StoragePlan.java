@@ -1,9 +1,9 @@
 package dev.cellar.operator.storage;
 
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.Children;
-import dev.cellar.operator.Keys;
-import dev.cellar.operator.Topology;
+import dev.cellar.operator.topology.Children;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;

@@ -5,9 +5,9 @@ import static dev.cellar.operator.storage.StoragePlan.capacity;
 import static dev.cellar.operator.storage.StoragePlan.requested;
 import static dev.cellar.operator.storage.StoragePlan.smaller;
 
+import dev.cellar.api.names.Conditions.Reason;
 import dev.cellar.operator.guard.WriteBudget;
 import dev.cellar.operator.runtime.PatchByName;
-import dev.cellar.operator.status.Conditions.Reason;
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
@@ -46,6 +46,11 @@ public final class StorageResize {
 
     public boolean resizing() {
       return reason.filter(Reason.RESIZING_STORAGE::equals).isPresent();
+    }
+
+    /** When to look again: a resize under way is polled ({@link #POLL}). */
+    public Optional<Duration> recheck() {
+      return resizing() ? Optional.of(POLL) : Optional.empty();
     }
 
     public boolean unsupported() {

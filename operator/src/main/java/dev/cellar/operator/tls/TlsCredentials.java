@@ -1,13 +1,13 @@
 package dev.cellar.operator.tls;
 
+import dev.cellar.api.names.Keys;
+import dev.cellar.api.names.Keys.Credentials;
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.Keys;
-import dev.cellar.operator.Keys.Credentials;
-import dev.cellar.operator.Topology;
 import dev.cellar.operator.credentials.CredentialsSecret;
 import dev.cellar.operator.engine.EngineProfile;
 import dev.cellar.operator.guard.WriteBudget;
 import dev.cellar.operator.runtime.PatchByName;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.javaoperatorsdk.operator.api.reconciler.Context;

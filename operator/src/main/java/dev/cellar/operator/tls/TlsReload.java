@@ -1,10 +1,11 @@
 package dev.cellar.operator.tls;
 
+import dev.cellar.api.names.ChildNames;
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.Keys;
-import dev.cellar.operator.Topology;
 import dev.cellar.operator.credentials.CredentialsSecret;
-import dev.cellar.operator.failover.InstanceAgent;
+import dev.cellar.operator.instance.InstanceAgent;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -127,7 +128,7 @@ public final class TlsReload {
         .flatMap(
             statuses ->
                 statuses.stream()
-                    .filter(c -> Topology.DATABASE_CONTAINER.equals(c.getName()))
+                    .filter(c -> ChildNames.DATABASE_CONTAINER.equals(c.getName()))
                     .findFirst())
         .map(ContainerStatus::getState)
         .map(s -> s.getRunning())

@@ -1,9 +1,9 @@
 package dev.cellar.operator.tls;
 
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.Keys;
-import dev.cellar.operator.Topology;
 import dev.cellar.operator.credentials.CredentialsSecret;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import java.time.Instant;

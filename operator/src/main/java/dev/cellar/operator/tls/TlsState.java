@@ -1,14 +1,14 @@
 package dev.cellar.operator.tls;
 
+import dev.cellar.api.names.Conditions.Reason;
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.TlsStatus;
-import dev.cellar.operator.Keys;
-import dev.cellar.operator.Topology;
+import dev.cellar.operator.certmanager.Certificate;
 import dev.cellar.operator.credentials.CredentialsSecret;
-import dev.cellar.operator.dependent.Certificate;
-import dev.cellar.operator.dependent.CertificateDependent;
-import dev.cellar.operator.status.Conditions.Reason;
-import dev.cellar.operator.status.Observed;
+import dev.cellar.operator.facts.Failure;
+import dev.cellar.operator.runtime.OperatorSettings;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import java.time.Duration;
@@ -27,7 +27,7 @@ import java.util.Optional;
  * @param recheck when to look again: the renewal time, or the moment it becomes near expiry
  */
 public record TlsState(
-    Optional<TlsStatus> status, Optional<Observed.Failure> failure, Optional<Instant> recheck) {
+    Optional<TlsStatus> status, Optional<Failure> failure, Optional<Instant> recheck) {
 
   public static final TlsState NONE =
       new TlsState(Optional.empty(), Optional.empty(), Optional.empty());
@@ -41,8 +41,9 @@ public record TlsState(
     String name = topology.serverCertificateSecret();
     Optional<Secret> secret = TlsSecrets.read(topology, name, context);
     if (secret.isEmpty() && name.equals(topology.certManagerSecret())) {
+      // Looked at again when the Certificate's CRD is (CertificateDependent.CertManagerPresent).
       return waitingForCertManager(
-          topology, certificate(context), now, CertificateDependent.CertManagerPresent.recheck());
+          topology, certificate(context), now, OperatorSettings.ofProcess().crdRecheck());
     }
     return of(topology, secret, now);
   }
@@ -175,13 +176,13 @@ public record TlsState(
     Instant nearExpiry =
         notBefore.plus(Duration.between(notBefore, notAfter).multipliedBy(5).dividedBy(6));
     TlsStatus status = new TlsStatus(name, rfc3339(notAfter), ours ? rfc3339(renewal) : null);
-    Optional<Observed.Failure> failure = Optional.empty();
+    Optional<Failure> failure = Optional.empty();
     Optional<Instant> recheck;
     if (!now.isBefore(nearExpiry)) {
       String when = now.isBefore(notAfter) ? "expires at " : "expired at ";
       failure =
           Optional.of(
-              new Observed.Failure(
+              new Failure(
                   Reason.CERTIFICATE_EXPIRING,
                   "the server certificate in "
                       + name
@@ -211,7 +212,7 @@ public record TlsState(
   private static TlsState failure(String name, Instant now, Reason reason, String message) {
     return new TlsState(
         Optional.of(new TlsStatus(name, null, null)),
-        Optional.of(new Observed.Failure(reason, message)),
+        Optional.of(new Failure(reason, message)),
         Optional.of(now.plus(USER_SECRET_RECHECK)));
   }
 

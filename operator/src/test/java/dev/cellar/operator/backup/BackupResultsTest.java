@@ -2,11 +2,12 @@ package dev.cellar.operator.backup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cellar.api.names.ChildNames;
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.Engine;
-import dev.cellar.operator.Keys;
-import dev.cellar.operator.Topology;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
@@ -41,7 +42,7 @@ class BackupResultsTest {
         .endMetadata()
         .withNewStatus()
         .addNewContainerStatus()
-        .withName(Topology.BACKUP_CONTAINER)
+        .withName(ChildNames.BACKUP_CONTAINER)
         .withNewState()
         .withNewTerminated()
         .withExitCode(exit)

@@ -2,13 +2,14 @@ package dev.cellar.operator.dependent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cellar.api.names.ChildNames;
+import dev.cellar.api.names.Conditions.Reason;
 import dev.cellar.api.v1.BootstrapSpec;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.FromBackupSpec;
 import dev.cellar.api.v1.ObjectStoreSpec;
-import dev.cellar.operator.status.Conditions.Reason;
-import dev.cellar.operator.status.PodTrouble;
+import dev.cellar.operator.facts.PodTrouble;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -50,7 +51,7 @@ class BootstrapRestoreTest {
                     new ObjectStoreSpec("https://s3.example", "dumps", "prod", null, "s3-keys"))));
     PodSpec pod = pod(db);
     Container init = pod.getInitContainers().get(0);
-    assertThat(init.getName()).isEqualTo(BootstrapRestore.CONTAINER);
+    assertThat(init.getName()).isEqualTo(ChildNames.RESTORE_CONTAINER);
     assertThat(init.getImage()).isEqualTo("postgres:16");
     assertThat(env(init, "BACKUP_NAME")).isEqualTo("orders");
     assertThat(env(init, "S3_BUCKET")).isEqualTo("dumps");
@@ -136,7 +137,7 @@ class BootstrapRestoreTest {
             .endMetadata()
             .withNewStatus()
             .addNewInitContainerStatus()
-            .withName(BootstrapRestore.CONTAINER)
+            .withName(ChildNames.RESTORE_CONTAINER)
             .withNewState()
             .withNewWaiting()
             .withReason("CrashLoopBackOff")

@@ -2,6 +2,7 @@ package dev.cellar.operator.dependent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.DeletionPolicy;
@@ -9,11 +10,11 @@ import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.ObjectStoreSpec;
 import dev.cellar.api.v1.ReplicationMode;
 import dev.cellar.api.v1.ReplicationSpec;
-import dev.cellar.operator.Keys;
-import dev.cellar.operator.Topology;
 import dev.cellar.operator.engine.EngineProfiles;
 import dev.cellar.operator.engine.VersionDecision;
+import dev.cellar.operator.podspec.PodScheduling;
 import dev.cellar.operator.storage.Quantities;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.Affinity;
 import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.Container;

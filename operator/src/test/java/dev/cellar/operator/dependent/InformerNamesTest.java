@@ -6,7 +6,7 @@ import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.Engine;
 import dev.cellar.operator.DatabaseReconciler;
-import dev.cellar.operator.Topology;
+import dev.cellar.operator.topology.Topology;
 import io.javaoperatorsdk.operator.api.reconciler.Workflow;
 import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
 import java.util.Arrays;

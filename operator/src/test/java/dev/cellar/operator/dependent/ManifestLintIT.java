@@ -137,9 +137,10 @@ class ManifestLintIT {
         new BackupCronJobDependent()
             .desired(
                 db,
-                dev.cellar.operator.Topology.of(db)
+                dev.cellar.operator.topology.Topology.of(db)
                     .image(
-                        dev.cellar.operator.Topology.of(db).versionDecision(Optional.empty()),
+                        dev.cellar.operator.topology.Topology.of(db)
+                            .versionDecision(Optional.empty()),
                         Optional.empty()),
                 false));
     return children;

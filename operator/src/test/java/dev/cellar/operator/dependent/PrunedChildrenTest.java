@@ -2,15 +2,15 @@ package dev.cellar.operator.dependent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.Engine;
-import dev.cellar.operator.Keys;
-import dev.cellar.operator.Topology;
 import dev.cellar.operator.cache.CachePruning;
 import dev.cellar.operator.engine.EngineProfile;
 import dev.cellar.operator.engine.VersionDecision;
-import dev.cellar.operator.status.StatusFactory;
+import dev.cellar.operator.facts.PodFacts;
 import dev.cellar.operator.storage.StoragePlan;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -103,11 +103,11 @@ class PrunedChildrenTest {
                   .build()));
     }
     for (int desired = 0; desired <= 3; desired++) {
-      assertThat(StatusFactory.rolledOut(part, desired, pods))
-          .isEqualTo(StatusFactory.rolledOut(whole, desired, pods));
+      assertThat(PodFacts.rolledOut(part, desired, pods))
+          .isEqualTo(PodFacts.rolledOut(whole, desired, pods));
     }
-    assertThat(StatusFactory.rolledOut(whole, 3, pods)).isFalse();
-    assertThat(StatusFactory.rolledOut(whole, 3, pods.subList(0, 2))).isFalse();
+    assertThat(PodFacts.rolledOut(whole, 3, pods)).isFalse();
+    assertThat(PodFacts.rolledOut(whole, 3, pods.subList(0, 2))).isFalse();
     EngineProfile profile = t.profile();
     assertThat(
             ConfigMapDependent.scriptsStillReadHere(

@@ -2,7 +2,7 @@ package dev.cellar.operator.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.cellar.operator.status.Conditions.Reason;
+import dev.cellar.api.names.Conditions.Reason;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 

@@ -3,11 +3,11 @@ package dev.cellar.operator.guard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.cellar.api.names.Conditions.Reason;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.Engine;
-import dev.cellar.operator.status.Conditions.Reason;
-import dev.cellar.operator.status.ErrorMessages;
+import dev.cellar.operator.runtime.ErrorMessages;
 import io.javaoperatorsdk.operator.AggregatedOperatorException;
 import io.javaoperatorsdk.operator.OperatorException;
 import java.util.Map;

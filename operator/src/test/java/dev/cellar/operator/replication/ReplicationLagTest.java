@@ -6,7 +6,7 @@ import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.DatabaseStatus;
 import dev.cellar.api.v1.Engine;
-import dev.cellar.operator.failover.InstanceAgent;
+import dev.cellar.operator.instance.InstanceAgent;
 import dev.cellar.operator.replication.ReplicationLag.Replica;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;

@@ -2,7 +2,7 @@ package dev.cellar.operator.rollout;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.cellar.operator.Keys;
+import dev.cellar.api.names.Keys;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import org.junit.jupiter.api.Test;

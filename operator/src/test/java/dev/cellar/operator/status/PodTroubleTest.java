@@ -2,11 +2,13 @@ package dev.cellar.operator.status;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cellar.api.names.Conditions.Reason;
+import dev.cellar.api.names.Conditions.Type;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseStatus;
 import dev.cellar.api.v1.Phase;
-import dev.cellar.operator.status.Conditions.Reason;
-import dev.cellar.operator.status.Conditions.Type;
+import dev.cellar.operator.events.EventRecorder;
+import dev.cellar.operator.facts.PodTrouble;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
@@ -292,7 +294,7 @@ class PodTroubleTest {
     assertThat(status.getPhase()).isEqualTo(Phase.Degraded);
     assertThat(StatusFactoryTest.condition(status, Type.DEGRADED).getReason())
         .isEqualTo("OOMKilled");
-    assertThat(EventRecorder.notes(db, ready, status))
+    assertThat(StatusEvents.notes(db, ready, status))
         .extracting(EventRecorder.Note::reason)
         .contains("OOMKilled");
   }

@@ -3,17 +3,20 @@ package dev.cellar.operator.status;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
+import dev.cellar.api.names.Conditions.Reason;
+import dev.cellar.api.names.Conditions.Type;
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.DatabaseStatus;
 import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.InstanceStatus;
 import dev.cellar.api.v1.Phase;
-import dev.cellar.operator.Keys;
-import dev.cellar.operator.Topology;
-import dev.cellar.operator.status.Conditions.Reason;
-import dev.cellar.operator.status.Conditions.Type;
+import dev.cellar.operator.events.EventRecorder;
+import dev.cellar.operator.facts.Failure;
+import dev.cellar.operator.facts.PodFacts;
 import dev.cellar.operator.storage.StorageResize;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -183,7 +186,7 @@ class StatusFactoryTest {
     DatabaseStatus degraded = new DatabaseStatus();
     degraded.setPhase(Phase.Degraded);
     db.setStatus(degraded);
-    assertThat(StatusFactory.everAvailable(db.getStatus())).isFalse();
+    assertThat(PodFacts.everAvailable(db.getStatus())).isFalse();
     assertThat(dev.cellar.operator.primary.PodRoles.mayBootstrap(db)).isTrue();
     DatabaseStatus notYet =
         StatusFactory.compute(
@@ -399,7 +402,7 @@ class StatusFactoryTest {
     assertThat(backup.getStatus()).isEqualTo("False");
     assertThat(backup.getReason()).isEqualTo(Reason.BACKUP_FAILED.value());
     assertThat(backup.getMessage()).contains("orders-backup-123").contains("kubectl logs");
-    assertThat(EventRecorder.notes(db, null, status))
+    assertThat(StatusEvents.notes(db, null, status))
         .extracting(EventRecorder.Note::reason)
         .contains("Created", Reason.BACKUP_FAILED.value());
   }
@@ -498,7 +501,7 @@ class StatusFactoryTest {
   static DatabaseStatus next(Database db, Observed observed) {
     DatabaseStatus before = db.getStatus();
     DatabaseStatus after = StatusFactory.compute(db, observed, T0);
-    lastNotes = EventRecorder.notes(db, before, after);
+    lastNotes = StatusEvents.notes(db, before, after);
     db.setStatus(after);
     return after;
   }
@@ -603,7 +606,7 @@ class StatusFactoryTest {
       assertThat(hibernated.getFirstAvailableTime())
           .as("no primary ever accepted connections (reconcile %d)", i + 1)
           .isNull();
-      assertThat(StatusFactory.everAvailable(hibernated)).isFalse();
+      assertThat(PodFacts.everAvailable(hibernated)).isFalse();
     }
     assertThat(dev.cellar.operator.primary.PodRoles.mayBootstrap(db)).isTrue();
 
@@ -627,11 +630,11 @@ class StatusFactoryTest {
     // Ready and Updating are reached only by a running Database, Hibernated also at creation.
     DatabaseStatus status = new DatabaseStatus();
     status.setPhase(Phase.Hibernated);
-    assertThat(StatusFactory.everAvailable(status)).isFalse();
+    assertThat(PodFacts.everAvailable(status)).isFalse();
     status.setPhase(Phase.Ready);
-    assertThat(StatusFactory.everAvailable(status)).isTrue();
+    assertThat(PodFacts.everAvailable(status)).isTrue();
     status.setPhase(Phase.Updating);
-    assertThat(StatusFactory.everAvailable(status)).isTrue();
+    assertThat(PodFacts.everAvailable(status)).isTrue();
   }
 
   @Test
@@ -682,7 +685,7 @@ class StatusFactoryTest {
   }
 
   /** {@code o} with the failover step's note {@code failure}. */
-  static Observed withFailover(Observed o, Observed.Failure failure) {
+  static Observed withFailover(Observed o, Failure failure) {
     return new Observed(
         o.statefulSet(),
         o.pods(),
@@ -714,8 +717,7 @@ class StatusFactoryTest {
     DatabaseStatus waiting =
         StatusFactory.compute(
             db,
-            withFailover(
-                lost, new Observed.Failure(Reason.FAILING_OVER, "a replica takes over at ...")),
+            withFailover(lost, new Failure(Reason.FAILING_OVER, "a replica takes over at ...")),
             T0.plusSeconds(2));
     assertThat(reason(waiting, Type.AVAILABLE)).isEqualTo("False FailingOver");
     assertThat(reason(waiting, Type.DEGRADED)).isEqualTo("True ReplicasNotReady");
@@ -724,12 +726,12 @@ class StatusFactoryTest {
     for (Reason cannot : List.of(Reason.NO_FAILOVER_CANDIDATE, Reason.FAILOVER_FAILED)) {
       DatabaseStatus status =
           StatusFactory.compute(
-              db, withFailover(lost, new Observed.Failure(cannot, why)), T0.plusSeconds(9));
+              db, withFailover(lost, new Failure(cannot, why)), T0.plusSeconds(9));
       assertThat(reason(status, Type.AVAILABLE)).isEqualTo("False " + cannot.value());
       assertThat(reason(status, Type.DEGRADED)).isEqualTo("True " + cannot.value());
       assertThat(condition(status, Type.DEGRADED).getMessage()).isEqualTo(why);
       assertThat(status.getPhase()).isEqualTo(Phase.Degraded);
-      assertThat(EventRecorder.notes(db, waiting, status))
+      assertThat(StatusEvents.notes(db, waiting, status))
           .extracting(EventRecorder.Note::type, EventRecorder.Note::reason)
           .containsExactly(tuple(EventRecorder.WARNING, cannot.value()));
     }

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.Engine;
-import dev.cellar.operator.Topology;
+import dev.cellar.operator.topology.Topology;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;

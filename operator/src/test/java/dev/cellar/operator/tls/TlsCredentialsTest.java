@@ -2,8 +2,8 @@ package dev.cellar.operator.tls;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cellar.api.names.Keys.Credentials;
 import dev.cellar.api.v1.Engine;
-import dev.cellar.operator.Keys.Credentials;
 import dev.cellar.operator.engine.EngineProfile;
 import dev.cellar.operator.engine.EngineProfiles;
 import java.util.HashMap;

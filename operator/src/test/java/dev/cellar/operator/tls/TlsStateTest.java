@@ -2,15 +2,15 @@ package dev.cellar.operator.tls;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cellar.api.names.Conditions.Reason;
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.IssuerRef;
 import dev.cellar.api.v1.TlsMode;
 import dev.cellar.api.v1.TlsSpec;
-import dev.cellar.operator.Keys;
-import dev.cellar.operator.Topology;
-import dev.cellar.operator.status.Conditions.Reason;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
@@ -127,14 +127,14 @@ class TlsStateTest {
     return db(tls);
   }
 
-  static dev.cellar.operator.dependent.Certificate certificate(
+  static dev.cellar.operator.certmanager.Certificate certificate(
       Instant created, String readyReason, String readyMessage) {
-    var certificate = new dev.cellar.operator.dependent.Certificate();
+    var certificate = new dev.cellar.operator.certmanager.Certificate();
     certificate.getMetadata().setName("orders-db-server");
     certificate.getMetadata().setCreationTimestamp(created.toString());
     if (readyReason != null) {
       certificate.setStatus(
-          new dev.cellar.operator.dependent.Certificate.Status(
+          new dev.cellar.operator.certmanager.Certificate.Status(
               List.of(
                   new ConditionBuilder()
                       .withType("Ready")

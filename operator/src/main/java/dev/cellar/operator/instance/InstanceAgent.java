@@ -1,6 +1,6 @@
-package dev.cellar.operator.failover;
+package dev.cellar.operator.instance;
 
-import dev.cellar.operator.Topology;
+import dev.cellar.api.names.ChildNames;
 import dev.cellar.operator.engine.EngineProfile;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.ExecWatch;
@@ -175,7 +175,7 @@ public interface InstanceAgent {
               .pods()
               .inNamespace(namespace)
               .withName(pod)
-              .inContainer(Topology.DATABASE_CONTAINER);
+              .inContainer(ChildNames.DATABASE_CONTAINER);
       var streams =
           (stdin == null ? container : container.redirectingInput())
               .writingOutput(out)

@@ -1,6 +1,6 @@
-package dev.cellar.operator.status;
+package dev.cellar.operator.credentials;
 
-import dev.cellar.operator.Topology;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarSource;
 import io.fabric8.kubernetes.api.model.Secret;

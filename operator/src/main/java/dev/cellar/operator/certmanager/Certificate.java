@@ -1,4 +1,4 @@
-package dev.cellar.operator.dependent;
+package dev.cellar.operator.certmanager;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;

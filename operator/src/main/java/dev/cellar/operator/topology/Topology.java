@@ -1,42 +1,36 @@
-package dev.cellar.operator;
+package dev.cellar.operator.topology;
 
+import dev.cellar.api.names.ChildNames;
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.IssuerRef;
+import dev.cellar.api.v1.ReplicationSpec;
 import dev.cellar.operator.engine.EngineProfile;
 import dev.cellar.operator.engine.EngineProfiles;
 import dev.cellar.operator.engine.EngineVersion;
 import dev.cellar.operator.engine.VersionDecision;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 
 /**
  * A Database's topology: the name of every child, pod and volume claim, the DNS names clients and
  * pods use, which pod is the primary, and which version and image run. Every class asks here; none
- * builds a name of its own.
+ * builds a name of its own. The names made from the Database's name alone are {@link ChildNames},
+ * in the api module, which the plugin finds the children by.
  */
 public record Topology(Database db) {
 
-  /** The name of the data volume in the pod template, and so the prefix of its claims. */
-  public static final String DATA_VOLUME = "data";
-
-  /** The database container in every database pod. */
-  /** The init container that dumps the old major's data in a major upgrade (old image). */
-  public static final String MAJOR_UPGRADE_CONTAINER = "major-upgrade";
-
-  public static final String DATABASE_CONTAINER = "database";
-
-  /** The container of the backup Jobs. */
-  public static final String BACKUP_CONTAINER = "backup";
-
   public static Topology of(Database db) {
     return new Topology(db);
+  }
+
+  /** The names of the children, made from the Database's name alone (shared with the plugin). */
+  public ChildNames names() {
+    return ChildNames.of(name());
   }
 
   private String name() {
@@ -47,29 +41,26 @@ public record Topology(Database db) {
     return db.getMetadata().getNamespace();
   }
 
-  // The children.
+  // The children, by the names ChildNames gives them (its comments say what each is for).
 
   public String statefulSet() {
-    return name();
+    return names().statefulSet();
   }
 
-  /** The read-write Service: it reaches the primary only. */
   public String primaryService() {
-    return name();
+    return names().primaryService();
   }
 
-  /** The read-only Service, for replicas > 1: it reaches the replicas. */
   public String readOnlyService() {
-    return name() + "-ro";
+    return names().readOnlyService();
   }
 
-  /** The StatefulSet's governing Service: a stable DNS name for every pod, ready or not. */
   public String headlessService() {
-    return name() + "-headless";
+    return names().headlessService();
   }
 
   public String configMap() {
-    return name() + "-config";
+    return names().configMap();
   }
 
   /**
@@ -81,20 +72,15 @@ public record Topology(Database db) {
   }
 
   public String credentialsSecret() {
-    return name() + "-credentials";
+    return names().credentialsSecret();
   }
 
-  /**
-   * The exporter's account (monitoring-user, monitoring-password): created once with a random
-   * password, like the credentials, and kept or deleted with them.
-   */
   public String monitoringSecret() {
-    return name() + "-monitoring";
+    return names().monitoringSecret();
   }
 
-  /** The PodMonitor that has the Prometheus Operator scrape the exporters. */
   public String podMonitor() {
-    return name();
+    return names().podMonitor();
   }
 
   /** Whether the pods run the metrics exporter (spec.monitoring.enabled is not false). */
@@ -102,19 +88,12 @@ public record Topology(Database db) {
     return Optional.ofNullable(db.getSpec().getMonitoring()).map(m -> m.on()).orElse(true);
   }
 
-  /**
-   * The Database's own CA (ca.crt, ca.key), which signs its server certificate. One CA per
-   * Database, not per namespace: a client that trusts it trusts this Database's servers only, a
-   * Database deleted with its CA takes no other Database's trust along, and the Secret follows the
-   * Database's deletionPolicy like the credentials (a recreated Database keeps its clients' CA).
-   */
   public String caSecret() {
-    return name() + "-ca";
+    return names().caSecret();
   }
 
-  /** The server certificate Cellar issues (tls.crt, tls.key, ca.crt), mounted in the pods. */
   public String tlsSecret() {
-    return name() + "-tls";
+    return names().tlsSecret();
   }
 
   /**
@@ -135,17 +114,12 @@ public record Topology(Database db) {
         .map(t -> t.getIssuerRef());
   }
 
-  /**
-   * The cert-manager Certificate Cellar creates for spec.tls.issuerRef. Not {@link #tlsSecret}'s
-   * name: moving between Cellar and cert-manager never has both write one Secret.
-   */
   public String certManagerCertificate() {
-    return name() + "-server";
+    return names().certManagerCertificate();
   }
 
-  /** The Secret cert-manager writes for {@link #certManagerCertificate}. */
   public String certManagerSecret() {
-    return name() + "-server-tls";
+    return names().certManagerSecret();
   }
 
   /** Whether the servers speak TLS (spec.tls.mode is not disabled). */
@@ -153,21 +127,15 @@ public record Topology(Database db) {
     return Optional.ofNullable(db.getSpec().getTls()).map(t -> t.on()).orElse(true);
   }
 
-  /**
-   * The client certificate Cellar issues for the application user (tls.crt, tls.key, ca.crt) when
-   * spec.tls.clientCertificates asks for one; clients mount it, and so do PostgreSQL backup Jobs.
-   */
   public String clientTlsSecret() {
-    return name() + "-client-tls";
+    return names().clientTlsSecret();
   }
 
   /**
    * Whether a commit waits for a replica (spec.replication.mode sync, with a replica to wait for).
    */
   public boolean synchronousReplication() {
-    return Optional.ofNullable(db.getSpec().getReplication())
-        .map(r -> r.synchronous(db.getSpec().getReplicas()))
-        .orElse(false);
+    return ReplicationSpec.synchronous(db.getSpec());
   }
 
   /** Whether the application user must present a client certificate (spec.tls). */
@@ -209,79 +177,41 @@ public record Topology(Database db) {
   }
 
   public String podDisruptionBudget() {
-    return name();
+    return names().podDisruptionBudget();
   }
 
-  /** The NetworkPolicy on the database pods (spec.networkPolicy). */
   public String networkPolicy() {
-    return name();
+    return names().networkPolicy();
   }
 
   public String backupClaim() {
-    return name() + BACKUP_CLAIM_SUFFIX;
+    return names().backupClaim();
   }
 
   public String backupCronJob() {
-    return name() + "-backup";
+    return names().backupCronJob();
   }
 
-  /**
-   * The on-demand backup Job for one value of the backup-now annotation: the same value names the
-   * same Job, so a request runs once. At most 45 + 12 + 6 = 63 characters.
-   */
   public String onDemandBackupJob(String token) {
-    return name() + "-backup-now-" + shortHash(token);
+    return names().onDemandBackupJob(token);
   }
 
-  /** The verification Job for one value of the verify-now annotation; as long at most. */
   public String onDemandVerifyJob(String token) {
-    return name() + "-verify-now-" + shortHash(token);
-  }
-
-  private static String shortHash(String token) {
-    try {
-      byte[] hash =
-          java.security.MessageDigest.getInstance("SHA-256")
-              .digest(token.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-      return java.util.HexFormat.of().formatHex(hash).substring(0, 6);
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
+    return names().onDemandVerifyJob(token);
   }
 
   // Pods and their volumes.
 
   public String pod(int ordinal) {
-    return statefulSet() + "-" + ordinal;
+    return names().pod(ordinal);
   }
 
-  /** The data PVC of one pod, as the StatefulSet controller names it. */
   public String dataClaim(int ordinal) {
-    return DATA_VOLUME + "-" + pod(ordinal);
-  }
-
-  /**
-   * The Databases whose claim could be named {@code claim}: the inverse of {@link #dataClaim} and
-   * {@link #backupClaim}, for what names only the claim (an Event about it). Both readings are
-   * given when a name allows both; a name of neither form gives none.
-   */
-  public static Set<String> databasesOfClaim(String claim) {
-    Set<String> names = new HashSet<>();
-    Matcher data = DATA_CLAIM.matcher(claim);
-    if (data.matches()) {
-      names.add(data.group(1));
-    }
-    if (claim.endsWith(BACKUP_CLAIM_SUFFIX) && claim.length() > BACKUP_CLAIM_SUFFIX.length()) {
-      names.add(claim.substring(0, claim.length() - BACKUP_CLAIM_SUFFIX.length()));
-    }
-    return names;
+    return names().dataClaim(ordinal);
   }
 
   /** An ordinal as a pod's name ends with it: compiled once, every status reads every pod's. */
   private static final Pattern ORDINAL = Pattern.compile("[0-9]{1,2}");
-
-  private static final Pattern DATA_CLAIM = Pattern.compile(DATA_VOLUME + "-(.+)-[0-9]+");
-  private static final String BACKUP_CLAIM_SUFFIX = "-backups";
 
   /** Every data claim the Database can have, for any replica count the CRD admits. */
   public List<String> possibleDataClaims() {

@@ -1,11 +1,11 @@
-package dev.cellar.operator.status;
+package dev.cellar.operator.credentials;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.Engine;
-import dev.cellar.operator.Topology;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import org.junit.jupiter.api.Test;

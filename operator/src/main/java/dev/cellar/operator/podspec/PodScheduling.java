@@ -1,8 +1,8 @@
-package dev.cellar.operator.dependent;
+package dev.cellar.operator.podspec;
 
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
-import dev.cellar.operator.Keys;
 import io.fabric8.kubernetes.api.model.Affinity;
 import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.PodAntiAffinity;
@@ -14,18 +14,18 @@ import io.fabric8.kubernetes.api.model.PodSpecBuilder;
  * topologySpreadConstraints and priorityClassName, as the user wrote them, plus a default that
  * spreads the replicas.
  */
-final class PodScheduling {
+public final class PodScheduling {
   /**
    * The weight of the default anti-affinity: the most a preferred term can have, so that spreading
    * the replicas outweighs the scheduler's resource scores, yet stays a preference, so a one-node
    * cluster still runs every replica.
    */
-  static final int SPREAD_WEIGHT = 100;
+  public static final int SPREAD_WEIGHT = 100;
 
   private PodScheduling() {}
 
   /** Sets the scheduling fields of {@code pod} for {@code db}'s database pods. */
-  static void apply(Database db, PodSpecBuilder pod) {
+  public static void apply(Database db, PodSpecBuilder pod) {
     DatabaseSpec spec = db.getSpec();
     pod.withAffinity(affinity(db))
         .withTolerations(spec.getTolerations())
@@ -40,7 +40,7 @@ final class PodScheduling {
    * the spread constraints, which are about the database pods among themselves. A cluster whose
    * database nodes are tainted or labelled thus runs the dumps there too.
    */
-  static void applyToJob(Database db, PodSpecBuilder pod) {
+  public static void applyToJob(Database db, PodSpecBuilder pod) {
     DatabaseSpec spec = db.getSpec();
     if (spec.getAffinity() != null && spec.getAffinity().getNodeAffinity() != null) {
       pod.withNewAffinity()
@@ -59,7 +59,7 @@ final class PodScheduling {
    * spec.affinity; unless it says how pods of the Database repel each other, the replicas prefer
    * different nodes, so that losing one node loses one replica, not all.
    */
-  static Affinity affinity(Database db) {
+  public static Affinity affinity(Database db) {
     Affinity wanted = db.getSpec().getAffinity();
     // A copy: the spec is the informer's cached object and must not change.
     AffinityBuilder affinity = wanted == null ? new AffinityBuilder() : new AffinityBuilder(wanted);
@@ -70,7 +70,7 @@ final class PodScheduling {
   }
 
   /** A preferred anti-affinity, per node, between the Database's database pods. */
-  static PodAntiAffinity spreadReplicas(Database db) {
+  public static PodAntiAffinity spreadReplicas(Database db) {
     return new PodAntiAffinityBuilder()
         .addNewPreferredDuringSchedulingIgnoredDuringExecution()
         .withWeight(SPREAD_WEIGHT)

@@ -1,7 +1,8 @@
-package dev.cellar.operator.status;
+package dev.cellar.operator.runtime;
 
+import dev.cellar.api.names.Conditions.Reason;
+import dev.cellar.operator.facts.Failure;
 import dev.cellar.operator.guard.WriteBudget;
-import dev.cellar.operator.status.Conditions.Reason;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.AggregatedOperatorException;
@@ -45,7 +46,7 @@ public final class ErrorMessages {
   }
 
   /** A failed reconcile as the status reports it: a write loop, or any other error. */
-  public static Observed.Failure failure(Throwable e) {
+  public static Failure failure(Throwable e) {
     boolean loop =
         find(e, WriteBudget.WriteLoop.class).isPresent()
             || find(e, AggregatedOperatorException.class)
@@ -54,7 +55,7 @@ public final class ErrorMessages {
                         a.getAggregatedExceptions().values().stream()
                             .anyMatch(c -> find(c, WriteBudget.WriteLoop.class).isPresent()))
                 .orElse(false);
-    return new Observed.Failure(loop ? Reason.WRITE_LOOP : Reason.RECONCILE_ERROR, oneLine(e));
+    return new Failure(loop ? Reason.WRITE_LOOP : Reason.RECONCILE_ERROR, oneLine(e));
   }
 
   /** Whether the API server refused a write because the namespace is being deleted. */

@@ -1,4 +1,4 @@
-package dev.cellar.operator;
+package dev.cellar.api.names;
 
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.Engine;
@@ -7,7 +7,8 @@ import java.util.Map;
 
 /**
  * Every label, annotation and Secret key Cellar reads or writes, and the label sets built from
- * them. Informers select on {@link #MANAGED_BY}, so unrelated objects are never cached.
+ * them. Informers select on {@link #MANAGED_BY}, so unrelated objects are never cached. The
+ * operator and the kubectl plugin both name them from here.
  */
 public final class Keys {
   // Labels every child carries.

@@ -1,4 +1,4 @@
-package dev.cellar.operator;
+package dev.cellar.operator.topology;
 
 import dev.cellar.api.v1.Database;
 import dev.cellar.operator.cache.ChildEventSource;

@@ -1,4 +1,4 @@
-package dev.cellar.operator.dependent;
+package dev.cellar.operator.podspec;
 
 import dev.cellar.api.v1.BackupSpec;
 import dev.cellar.api.v1.ComputeResources;
@@ -20,12 +20,12 @@ import java.util.TreeMap;
  * request above a limit the user lowered is lowered to that limit, so the pod is admitted.
  */
 public final class ContainerResources {
-  static final String CPU = "cpu";
-  static final String MEMORY = "memory";
-  static final String EPHEMERAL_STORAGE = "ephemeral-storage";
+  public static final String CPU = "cpu";
+  public static final String MEMORY = "memory";
+  public static final String EPHEMERAL_STORAGE = "ephemeral-storage";
 
   /** Room for the scripts, their logs and /tmp, besides what a dump takes. */
-  static final long BASE_EPHEMERAL_MI = 1024;
+  public static final long BASE_EPHEMERAL_MI = 1024;
 
   private ContainerResources() {}
 
@@ -34,7 +34,7 @@ public final class ContainerResources {
    * large as the restored database, at most the data volume) and, for a bucket, the dump before
    * upload and again when read back: the ephemeral-storage limit leaves room for twice the data.
    */
-  static ResourceRequirements backup(Database db, boolean verify, boolean objectStore) {
+  public static ResourceRequirements backup(Database db, boolean verify, boolean objectStore) {
     BackupSpec backup = db.getSpec().getBackup();
     long scratchMi =
         verify || objectStore ? 2 * Quantities.inMebibytes(db.getSpec().getStorage()) : 0;
@@ -57,7 +57,7 @@ public final class ContainerResources {
    * size, and a limit derived from spec.storage would change the pod template, and so restart the
    * pods, whenever the storage grows (see {@link #databaseEphemeralLimit}).
    */
-  static ResourceRequirements restore(Database db) {
+  public static ResourceRequirements restore(Database db) {
     return merge(
         Map.of(
             CPU, new Quantity("100m"),
@@ -73,20 +73,20 @@ public final class ContainerResources {
    * emptyDir, counted against the pod's limit), unless spec.resources sets one. The limit never
    * depends on spec.storage: a storage resize must not restart the pods.
    */
-  static Optional<Quantity> databaseEphemeralLimit(Database db) {
+  public static Optional<Quantity> databaseEphemeralLimit(Database db) {
     return restoring(db) ? Optional.empty() : Optional.of(new Quantity("2Gi"));
   }
 
-  static boolean restoring(Database db) {
+  public static boolean restoring(Database db) {
     return db.getSpec().getBootstrap() != null
         && db.getSpec().getBootstrap().getFromBackup() != null;
   }
 
   /** The database container's ephemeral-storage request. */
-  static final Quantity DATABASE_EPHEMERAL_REQUEST = new Quantity("256Mi");
+  public static final Quantity DATABASE_EPHEMERAL_REQUEST = new Quantity("256Mi");
 
   /** {@code defaults} with the user's {@code wanted} quantities put over them. */
-  static ResourceRequirements merge(
+  public static ResourceRequirements merge(
       Map<String, Quantity> requestDefaults,
       Map<String, Quantity> limitDefaults,
       DatabaseResources wanted) {
@@ -148,7 +148,7 @@ public final class ContainerResources {
     }
   }
 
-  static Quantity quantity(IntOrString value) {
+  public static Quantity quantity(IntOrString value) {
     return new Quantity(
         value.getIntVal() != null ? value.getIntVal().toString() : value.getStrVal());
   }

@@ -1,4 +1,4 @@
-package dev.cellar.operator.dependent;
+package dev.cellar.operator.podspec;
 
 import dev.cellar.operator.engine.EngineProfile;
 import io.fabric8.kubernetes.api.model.PodSecurityContext;
@@ -7,10 +7,13 @@ import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
 
 /** The security context of every pod Cellar runs: admitted by the restricted PodSecurity level. */
-final class PodSecurity {
+public final class PodSecurity {
+  /** 0640: read by the database user through the pod's fsGroup, by no one else. */
+  public static final int TLS_FILE_MODE = 0640;
+
   private PodSecurity() {}
 
-  static PodSecurityContext pod() {
+  public static PodSecurityContext pod() {
     return new PodSecurityContextBuilder()
         .withRunAsNonRoot(true)
         .withRunAsUser(EngineProfile.DATABASE_UID)
@@ -22,7 +25,7 @@ final class PodSecurity {
         .build();
   }
 
-  static SecurityContext container() {
+  public static SecurityContext container() {
     return builder().build();
   }
 
@@ -30,7 +33,7 @@ final class PodSecurity {
    * A container whose root filesystem is read-only: it writes only into the volumes it mounts (the
    * backup Jobs and the restore step, with an emptyDir at /tmp and their scratch).
    */
-  static SecurityContext readOnlyContainer() {
+  public static SecurityContext readOnlyContainer() {
     return builder().withReadOnlyRootFilesystem(true).build();
   }
 

@@ -1,13 +1,18 @@
-package dev.cellar.operator.dependent;
+package dev.cellar.operator.backup;
 
 import static dev.cellar.operator.engine.EngineProfile.value;
 
+import dev.cellar.api.names.ChildNames;
+import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.BackupSpec;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.ObjectStoreSpec;
-import dev.cellar.operator.Keys;
-import dev.cellar.operator.Topology;
 import dev.cellar.operator.engine.EngineProfile;
+import dev.cellar.operator.podspec.ClientTlsVolume;
+import dev.cellar.operator.podspec.ContainerResources;
+import dev.cellar.operator.podspec.PodScheduling;
+import dev.cellar.operator.podspec.PodSecurity;
+import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.JobSpec;
@@ -35,7 +40,7 @@ public final class BackupJobs {
    * The root filesystem is read-only: /tmp is an emptyDir of its own, where TMPDIR points, for what
    * the tools write there (mktemp, curl, the throwaway server's temporary files).
    */
-  static final String TMP_DIR = "/tmp";
+  public static final String TMP_DIR = "/tmp";
 
   /** The engine's scripts ConfigMap, mounted at {@link EngineProfile#CELLAR_DIR}. */
   static final String SCRIPTS_VOLUME = "scripts";
@@ -43,7 +48,7 @@ public final class BackupJobs {
   private BackupJobs() {}
 
   /** The path of one of the engine's scripts where the Jobs and database pods mount them. */
-  static String script(String file) {
+  public static String script(String file) {
     return EngineProfile.CELLAR_DIR + "/" + file;
   }
 
@@ -85,7 +90,7 @@ public final class BackupJobs {
             .withSecurityContext(PodSecurity.pod())
             .withEnableServiceLinks(false)
             .addNewContainer()
-            .withName(Topology.BACKUP_CONTAINER)
+            .withName(ChildNames.BACKUP_CONTAINER)
             .withImage(image)
             .withCommand("bash", script(EngineProfile.BACKUP_JOB_SCRIPT))
             .withEnv(env)
@@ -127,16 +132,16 @@ public final class BackupJobs {
       pod.editFirstContainer()
           .addAllToEnv(clientCertificate)
           .addNewVolumeMount()
-          .withName(StatefulSetDependent.CLIENT_TLS_VOLUME)
+          .withName(ClientTlsVolume.NAME)
           .withMountPath(EngineProfile.CLIENT_TLS_DIR)
           .withReadOnly(true)
           .endVolumeMount()
           .endContainer()
           .addNewVolume()
-          .withName(StatefulSetDependent.CLIENT_TLS_VOLUME)
+          .withName(ClientTlsVolume.NAME)
           .withNewSecret()
           .withSecretName(topology.clientTlsSecret())
-          .withDefaultMode(StatefulSetDependent.TLS_FILE_MODE)
+          .withDefaultMode(PodSecurity.TLS_FILE_MODE)
           .endSecret()
           .endVolume();
     }
@@ -187,7 +192,7 @@ public final class BackupJobs {
    * Where the scripts find a bucket (s3.sh): endpoint, bucket, prefix, region, and the keys as
    * references to the user's Secret, never their values. Backup Jobs and the restore step share it.
    */
-  static List<EnvVar> objectStoreEnv(ObjectStoreSpec s) {
+  public static List<EnvVar> objectStoreEnv(ObjectStoreSpec s) {
     return List.of(
         value("S3_ENDPOINT", s.getEndpoint()),
         value("S3_BUCKET", s.getBucket()),

@@ -1,8 +1,7 @@
-package dev.cellar.operator.status;
+package dev.cellar.operator.facts;
 
-import dev.cellar.operator.Topology;
-import dev.cellar.operator.dependent.BootstrapRestore;
-import dev.cellar.operator.status.Conditions.Reason;
+import dev.cellar.api.names.ChildNames;
+import dev.cellar.api.names.Conditions.Reason;
 import io.fabric8.kubernetes.api.model.ContainerStateTerminated;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -111,7 +110,7 @@ public record PodTrouble(Reason reason, String pod, String message, Instant sinc
             .map(t -> t.getMessage())
             .filter(m -> !m.isBlank())
             .map(PodTrouble::clip)
-            .orElse("see kubectl logs " + pod_ + " -c " + BootstrapRestore.CONTAINER);
+            .orElse("see kubectl logs " + pod_ + " -c " + ChildNames.RESTORE_CONTAINER);
     return Optional.of(
         new PodTrouble(
             Reason.RESTORE_FAILED,
@@ -169,7 +168,7 @@ public record PodTrouble(Reason reason, String pod, String message, Instant sinc
             .filter(c -> "False".equals(c.getStatus()) && "Unschedulable".equals(c.getReason()));
     if (unscheduled.isPresent()) {
       String why = clip(unscheduled.get().getMessage());
-      String claim = Topology.DATA_VOLUME + "-" + name;
+      String claim = ChildNames.DATA_VOLUME + "-" + name;
       Optional<String> storageClass =
           Optional.ofNullable(provisioning.get(claim)).filter(c -> why.contains(UNBOUND_CLAIMS));
       return Optional.of(
@@ -262,7 +261,7 @@ public record PodTrouble(Reason reason, String pod, String message, Instant sinc
   }
 
   private static Optional<PodTrouble> ofContainer(Pod pod, ContainerStatus container) {
-    if (BootstrapRestore.CONTAINER.equals(container.getName())) {
+    if (ChildNames.RESTORE_CONTAINER.equals(container.getName())) {
       return restore(pod, container);
     }
     if (container.getState() == null || container.getState().getWaiting() == null) {

@@ -1,4 +1,4 @@
-package dev.cellar.operator.dependent;
+package dev.cellar.operator.prometheus;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.fabric8.kubernetes.api.model.LabelSelector;

@@ -1,4 +1,4 @@
-package dev.cellar.operator.status;
+package dev.cellar.api.names;
 
 import java.util.Arrays;
 import java.util.List;
@@ -7,7 +7,8 @@ import java.util.Set;
 /**
  * The status vocabulary: every condition type and every reason Cellar writes, and the reasons of
  * its Events. Status and Events both name reasons through {@link Reason}, so renaming one renames
- * it everywhere; {@link Reason#of(Type)} answers "which reasons can Ready have".
+ * it everywhere; {@link Reason#of(Type)} answers "which reasons can Ready have". The kubectl plugin
+ * reads conditions and Events by these values too.
  */
 public final class Conditions {
   private Conditions() {}
