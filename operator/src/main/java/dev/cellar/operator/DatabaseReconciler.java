@@ -3,6 +3,7 @@ package dev.cellar.operator;
 import dev.cellar.api.v1.Database;
 import dev.cellar.operator.backup.BackupResults;
 import dev.cellar.operator.backup.ImperativeAnnotations;
+import dev.cellar.operator.backup.RestoreSource;
 import dev.cellar.operator.cache.CachePruning;
 import dev.cellar.operator.cache.ChildEventSource;
 import dev.cellar.operator.credentials.PasswordRotation;
@@ -114,7 +115,7 @@ import org.slf4j.LoggerFactory;
           name = "statefulset",
           type = StatefulSetDependent.class,
           dependsOn = {"credentials", "monitoring", "config", "scripts", "headless"},
-          reconcilePrecondition = Preconditions.VersionRunnable.class),
+          reconcilePrecondition = Preconditions.PodsMayStart.class),
       @Dependent(
           name = "pdb",
           type = PodDisruptionBudgetDependent.class,
@@ -222,6 +223,10 @@ public class DatabaseReconciler implements Reconciler<Database> {
     }
     // 1. What the volumes have and what the spec asks, read once for the dependents and step 6.
     StoragePlan storage = StoragePlan.observe(db, context);
+    // 1b. A restore's source (bootstrap.fromBackup) looked for before any pod is made: one that is
+    //     not there holds the StatefulSet back (the workflow's precondition) and is the status's
+    //     Degraded reason (step 9).
+    RestoreSource.Outcome restore = RestoreSource.check(db, context, storage);
     // 2. Every child to its desired state (the workflow of dependents).
     context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
     // 3. The primary watched; once it has been unavailable for spec.failover.delaySeconds, the
@@ -258,7 +263,7 @@ public class DatabaseReconciler implements Reconciler<Database> {
     PasswordRotation.Outcome rotation = PasswordRotation.run(db, context, agent);
     // 9. The status from what the children report, written only when it changed.
     Optional<Duration> recheck =
-        StatusWriter.write(db, context, resize, Optional.empty(), failover.note(), rotation);
+        StatusWriter.write(db, context, resize, restore.holdsBack(), failover.note(), rotation);
     // 9b. Backup and verification requests whose Jobs ended removed, now that the status names
     //     their results (BackupResults.endRequests).
     BackupResults.endRequests(db, context);
@@ -279,6 +284,7 @@ public class DatabaseReconciler implements Reconciler<Database> {
     recheck = earliest(recheck, rotation.recheck());
     recheck = earliest(recheck, tlsReload.recheck());
     recheck = earliest(recheck, tlsCredentials);
+    recheck = earliest(recheck, restore.recheck());
     return recheck
         .map(after -> UpdateControl.<Database>noUpdate().rescheduleAfter(after))
         .orElseGet(UpdateControl::noUpdate);
