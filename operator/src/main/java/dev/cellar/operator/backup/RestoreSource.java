@@ -151,6 +151,19 @@ public final class RestoreSource {
       Database db, FromBackupSpec from, boolean claimExists, Optional<Database> source) {
     String name = from.getDatabase();
     String claim = BootstrapRestore.sourceClaim(db, from);
+    if (!claimExists && source.isPresent()) {
+      return Outcome.hold(
+          Reason.RESTORE_SOURCE_MISSING,
+          "bootstrap.fromBackup: Database "
+              + name
+              + " keeps no backups on a volume (no PVC "
+              + claim
+              + ", where source volume reads its dumps). Turn its backups on (spec.backupEnabled,"
+              + " without spec.backup.objectStore) and take one (kubectl cellar backup "
+              + name
+              + "), or restore from its bucket (source: objectStore)"
+              + WAITING);
+    }
     if (!claimExists) {
       return Outcome.hold(
           Reason.RESTORE_SOURCE_MISSING,

@@ -98,6 +98,17 @@ class RestoreSourceTest {
                 + " missing), or restore from a bucket (source: objectStore). No pod is created"
                 + " until the dump is found; Cellar looks again every 30 s");
     assertThat(outcome.recheck()).contains(RestoreSource.RECHECK);
+    // The Database is there, with backups off or to a bucket.
+    assertThat(
+            message(
+                RestoreSource.volume(
+                    restoring(fromVolume("orders")),
+                    fromVolume("orders"),
+                    false,
+                    Optional.of(source(false)))))
+        .startsWith(
+            "bootstrap.fromBackup: Database orders keeps no backups on a volume (no PVC"
+                + " orders-backups, where source volume reads its dumps). Turn its backups on");
   }
 
   @Test
