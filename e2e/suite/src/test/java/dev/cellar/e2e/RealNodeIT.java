@@ -46,7 +46,10 @@ import org.junit.jupiter.api.extension.TestWatcher;
  *   <li>a client pod writes a row through {@code <name>} with the Secret's credentials, and reads
  *       it through {@code <name>-ro} from the replica;
  *   <li>a backup Job started from the CronJob writes a real dump to the backups volume, and a fresh
- *       Database started from it ({@code bootstrap.fromBackup}, source volume) has the row;
+ *       Database started from it ({@code bootstrap.fromBackup}, source volume) has the row; for
+ *       PostgreSQL that Database is asked for first, before its source exists: Failed within 30 s
+ *       naming it (RestoreSourceMissing), with no pod, and restored by itself once the backup is
+ *       taken;
  *   <li>the primary pod deleted: the Database goes Degraded, back to Ready, and the row is there.
  * </ul>
  *
