@@ -169,12 +169,16 @@ final class S3Listing {
     return defaultPort ? endpoint.getHost() : endpoint.getHost() + ":" + port;
   }
 
+  /**
+   * The exception and its causes, one line: java.net.http's ConnectException for a refused
+   * connection has no message of its own, only its cause's class.
+   */
   private static String oneLine(Throwable e) {
-    Throwable cause = e;
-    while (cause.getCause() != null && cause.getMessage() == null) {
-      cause = cause.getCause();
+    List<String> parts = new ArrayList<>();
+    for (Throwable t = e; t != null && parts.size() < 3; t = t.getCause()) {
+      parts.add(
+          t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage()));
     }
-    String message = cause.getMessage() == null ? "" : ": " + cause.getMessage();
-    return (cause.getClass().getSimpleName() + message).replaceAll("\\s+", " ").strip();
+    return String.join(", caused by ", parts).replaceAll("\\s+", " ").strip();
   }
 }
