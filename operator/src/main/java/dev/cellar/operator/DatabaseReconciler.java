@@ -5,6 +5,7 @@ import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
 import dev.cellar.operator.backup.BackupResults;
 import dev.cellar.operator.backup.ImperativeAnnotations;
+import dev.cellar.operator.backup.RestoreSource;
 import dev.cellar.operator.cache.CachePruning;
 import dev.cellar.operator.cache.ChildEventSource;
 import dev.cellar.operator.credentials.PasswordRotation;
@@ -115,7 +116,7 @@ import org.slf4j.LoggerFactory;
           name = "statefulset",
           type = StatefulSetDependent.class,
           dependsOn = {"credentials", "monitoring", "config", "scripts", "headless"},
-          reconcilePrecondition = Preconditions.VersionRunnable.class),
+          reconcilePrecondition = Preconditions.PodsMayStart.class),
       @Dependent(
           name = "pdb",
           type = PodDisruptionBudgetDependent.class,
@@ -224,6 +225,7 @@ public class DatabaseReconciler implements Reconciler<Database> {
       return UpdateControl.noUpdate();
     }
     StoragePlan storage = observeVolumes(db, context);
+    RestoreSource.Outcome restore = lookForTheRestoreSource(db, context, storage);
     applyChildren(context);
     InstanceAgent agent = agents.apply(context.getClient());
     Failover.Outcome failover = failOverFromALostPrimary(db, context, agent);
@@ -235,7 +237,7 @@ public class DatabaseReconciler implements Reconciler<Database> {
     StorageResize.Outcome resize = growVolumes(storage, context);
     recordBackups(db, context);
     PasswordRotation.Outcome rotation = applyChangedPasswords(db, context, agent);
-    Optional<Duration> status = writeStatus(db, context, resize, failover, rotation);
+    Optional<Duration> status = writeStatus(db, context, resize, restore, failover, rotation);
     endBackupRequests(db, context);
     endBootstrapOnceAvailable(db, context);
     return rescheduleAtSoonest(
@@ -245,12 +247,23 @@ public class DatabaseReconciler implements Reconciler<Database> {
             failover.recheck(),
             rotation.recheck(),
             reload.recheck(),
-            credentials));
+            credentials,
+            restore.recheck()));
   }
 
   /** What the volumes have and what the spec asks, read once for the dependents and the resize. */
   private static StoragePlan observeVolumes(Database db, Context<Database> context) {
     return StoragePlan.observe(db, context);
+  }
+
+  /**
+   * A restore's source (bootstrap.fromBackup) looked for before any pod is made: one that is not
+   * there holds the StatefulSet back (the workflow's precondition) and is the status's Degraded
+   * reason.
+   */
+  private static RestoreSource.Outcome lookForTheRestoreSource(
+      Database db, Context<Database> context, StoragePlan storage) {
+    return RestoreSource.check(db, context, storage);
   }
 
   /** Every child to its desired state (the workflow of dependents). */
@@ -331,9 +344,10 @@ public class DatabaseReconciler implements Reconciler<Database> {
       Database db,
       Context<Database> context,
       StorageResize.Outcome resize,
+      RestoreSource.Outcome restore,
       Failover.Outcome failover,
       PasswordRotation.Outcome rotation) {
-    return StatusWriter.write(db, context, resize, Optional.empty(), failover.note(), rotation);
+    return StatusWriter.write(db, context, resize, restore.holdsBack(), failover.note(), rotation);
   }
 
   /**

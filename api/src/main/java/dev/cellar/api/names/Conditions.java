@@ -97,7 +97,11 @@ public final class Conditions {
     // the Event when they were.
     CREDENTIALS_NOT_APPLIED("CredentialsNotApplied", Type.DEGRADED),
     CREDENTIALS_APPLIED("CredentialsApplied"),
-    RESTORE_FAILED("RestoreFailed", Type.DEGRADED),
+    // A restore (bootstrap.fromBackup) that failed in its pod; or, before any pod, keys the bucket
+    // refuses (then Ready and Progressing say so too: nothing is created).
+    RESTORE_FAILED("RestoreFailed", Type.READY, Type.PROGRESSING, Type.DEGRADED),
+    // A restore whose source is not there (backup.RestoreSource): no pod is created until it is.
+    RESTORE_SOURCE_MISSING("RestoreSourceMissing", Type.READY, Type.PROGRESSING, Type.DEGRADED),
     // The server certificate (spec.tls): a user's Secret missing or unreadable, a certificate near
     // its expiry that was not renewed (Degraded); the Event when Cellar renewed it.
     CERTIFICATE_INVALID("CertificateInvalid", Type.DEGRADED),

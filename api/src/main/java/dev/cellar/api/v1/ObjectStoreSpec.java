@@ -12,7 +12,8 @@ import lombok.NoArgsConstructor;
 /**
  * An S3-compatible bucket: where dumps go ({@code spec.backup.objectStore}) or come from ({@code
  * spec.bootstrap.fromBackup.objectStore}). The keys are read from a Secret by the Jobs' and pods'
- * environment only; the operator never reads them.
+ * environment; the operator reads them only for a restore, to list the bucket and check that the
+ * dump is there before it creates any pod.
  */
 @Data
 @NoArgsConstructor
@@ -85,7 +86,8 @@ public class ObjectStoreSpec {
 
   @JsonPropertyDescription(
       "Name of a Secret in the Database's namespace with the keys AWS_ACCESS_KEY_ID and"
-          + " AWS_SECRET_ACCESS_KEY. Only the backup Jobs and restoring pods read it.")
+          + " AWS_SECRET_ACCESS_KEY. The backup Jobs and restoring pods read it; for"
+          + " bootstrap.fromBackup the operator too, to check that the dump is there.")
   @Size(max = 253)
   @ValidationRule(
       value = "self.matches('" + DatabaseSpec.DNS_SUBDOMAIN + "')",

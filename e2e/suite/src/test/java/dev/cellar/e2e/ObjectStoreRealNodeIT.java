@@ -45,8 +45,9 @@ import org.junit.jupiter.api.extension.TestWatcher;
  *       {@code cellar.dev/verify-now}: BackupReady False, naming the dump.
  * </ul>
  *
- * For PostgreSQL also: a bootstrap from a dump that does not exist, and one with keys the bucket
- * refuses, each end Failed naming the cause; the second becomes Ready once its Secret is fixed.
+ * For PostgreSQL also: a bootstrap from a dump that does not exist (RestoreSourceMissing), and one
+ * with keys the bucket refuses (RestoreFailed), each end Failed naming the cause; the second
+ * becomes Ready once its Secret is fixed.
  *
  * <p>On the local cluster's real node (with {@code CELLAR_REAL_NODE=true}, like {@link RealNodeIT},
  * whose lifecycle it shares) or on kind, where CI runs it: the S3 server runs on this machine,
@@ -114,12 +115,12 @@ class ObjectStoreRealNodeIT {
     Scenario scenario = scenario(RealNodeIT.postgresql());
     String ns = scenario.ns();
 
-    // A dump that is not there: Failed, naming it.
+    // A dump that is not there: Failed, naming it, before any pod (the operator lists the bucket).
     apply(
         ns,
         database("nodump", RealNodeIT.postgresql(), 1, false)
             + fromBucket(ns, "ledger", "ledger-20000101T000000Z.sql.gz", "s3-keys"));
-    awaitFailed(ns, "nodump", "ledger-20000101T000000Z.sql.gz");
+    awaitFailed(ns, "nodump", "RestoreSourceMissing", "ledger-20000101T000000Z.sql.gz");
 
     // Keys the bucket refuses: Failed, naming the cause; fixing the Secret is enough.
     keys(ns, "wrong-keys", "not-the-key");
@@ -128,7 +129,7 @@ class ObjectStoreRealNodeIT {
         ns,
         database("badkeys", RealNodeIT.postgresql(), 1, false)
             + fromBucket(ns, "ledger", scenario.intact(), "wrong-keys"));
-    awaitFailed(ns, "badkeys", "refused the credentials");
+    awaitFailed(ns, "badkeys", "RestoreFailed", "refused the credentials");
     long start = System.nanoTime();
     ok("delete", "secret", "-n", ns, "wrong-keys");
     keys(ns, "wrong-keys", s3Env.get("AWS_SECRET_ACCESS_KEY"));
@@ -307,7 +308,7 @@ class ObjectStoreRealNodeIT {
         "--from-literal=AWS_SECRET_ACCESS_KEY=" + secret);
   }
 
-  static void awaitFailed(String ns, String name, String words) {
+  static void awaitFailed(String ns, String name, String reason, String words) {
     long start = System.nanoTime();
     await(name + " Failed, saying " + words)
         .atMost(Duration.ofMinutes(3))
@@ -324,7 +325,7 @@ class ObjectStoreRealNodeIT {
             + condition(ns, name, "Degraded", "reason")
             + ": "
             + condition(ns, name, "Degraded", "message"));
-    assertThat(condition(ns, name, "Degraded", "reason")).isEqualTo("RestoreFailed");
+    assertThat(condition(ns, name, "Degraded", "reason")).isEqualTo(reason);
   }
 
   /** The objects under PREFIX in the bucket, key to size, in key order. */

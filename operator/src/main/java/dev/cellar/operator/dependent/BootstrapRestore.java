@@ -26,9 +26,11 @@ import java.util.Optional;
  * the dump (from a bucket, or from the source Database's backups volume mounted read-only) and puts
  * it with the engine's restore script where the database container sees
  * /docker-entrypoint-initdb.d. The image's first initialisation restores it before the server
- * accepts clients, so the pod is ready only after the restore. A missing dump or refused
- * credentials fail the init container with one line in its termination message (PodTrouble reports
- * it); the kubelet retries it.
+ * accepts clients, so the pod is ready only after the restore. The operator checks first that the
+ * source is there, as far as it can tell without a pod (backup.RestoreSource), and makes no pod
+ * until it is; what only the pod meets (a dump it cannot read, a store only the pods reach) fails
+ * the init container with one line in its termination message (PodTrouble reports it), and the
+ * kubelet retries it.
  */
 public final class BootstrapRestore {
   static final String RESTORE_VOLUME = "cellar-restore";
@@ -100,7 +102,7 @@ public final class BootstrapRestore {
     if (fromStore && f.getObjectStore() != null) {
       env.addAll(BackupJobs.objectStoreEnv(f.getObjectStore()));
     } else {
-      String claim = Topology.of(sourceOf(db, f)).backupClaim();
+      String claim = sourceClaim(f);
       env.add(value("SOURCE_DIR", SOURCE_DIR));
       env.add(value("SOURCE_CLAIM", claim));
       init.addNewVolumeMount()
@@ -130,12 +132,8 @@ public final class BootstrapRestore {
         .endContainer();
   }
 
-  /** The source Database, as far as its name goes (same namespace). */
-  private static Database sourceOf(Database db, FromBackupSpec f) {
-    Database source = new Database();
-    source.getMetadata().setName(f.getDatabase());
-    source.getMetadata().setNamespace(db.getMetadata().getNamespace());
-    source.setSpec(db.getSpec());
-    return source;
+  /** The source's backups volume claim, which source volume mounts (same namespace). */
+  static String sourceClaim(FromBackupSpec f) {
+    return ChildNames.of(f.getDatabase()).backupClaim();
   }
 }

@@ -1,6 +1,7 @@
 package dev.cellar.operator.dependent;
 
 import dev.cellar.api.v1.Database;
+import dev.cellar.operator.backup.RestoreSource;
 import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
@@ -100,6 +101,21 @@ public final class Preconditions {
     public boolean isMet(
         DependentResource<HasMetadata, Database> dependent, Database db, Context<Database> ctx) {
       return db.getSpec().getReplicas() != null && db.getSpec().getReplicas() > 1;
+    }
+  }
+
+  /**
+   * The StatefulSet is wanted: it exists already (it is kept as it is), or its version runs ({@link
+   * VersionRunnable}) and, for a restore, its source is there ({@link RestoreSource}, checked
+   * before the workflow). When false there is no StatefulSet, so nothing is deleted.
+   */
+  public static final class PodsMayStart implements Condition<StatefulSet, Database> {
+    @Override
+    public boolean isMet(
+        DependentResource<StatefulSet, Database> dependent, Database db, Context<Database> ctx) {
+      return dependent.getSecondaryResource(db, ctx).isPresent()
+          || (new VersionRunnable().isMet(dependent, db, ctx)
+              && RestoreSource.of(ctx).allowsPods());
     }
   }
 

@@ -21,7 +21,8 @@ import java.util.Optional;
  * @param lastBackupJob the newest backup Job that has ended
  * @param backupJobs every backup Job, with the results recorded on those that ended
  * @param storage what the storage resize is doing
- * @param error a reconcile error to report, if the reconcile failed
+ * @param error a failure to report in Degraded: the reconcile's error, if it failed, or what holds
+ *     a restore's pods back (backup.RestoreSource)
  * @param credentials what is wrong with the credentials Secret the pods read, if anything
  * @param podCreation why the StatefulSet cannot create its pods (its FailedCreate Event), if it
  *     cannot

@@ -242,6 +242,10 @@ public final class StatusFactory {
     if (refusal.isPresent()) {
       return new Verdict(false, refusal.get().reason(), refusal.get().message());
     }
+    if (restoreHeldBack(f).isPresent()) {
+      return new Verdict(
+          false, restoreHeldBack(f).get().reason(), restoreHeldBack(f).get().message());
+    }
     if (storage.reason().isPresent()) {
       return new Verdict(false, storage.reason().get(), storage.message());
     }
@@ -284,6 +288,20 @@ public final class StatusFactory {
     return new Verdict(false, Reason.PRIMARY_NOT_READY, "primary " + primary + " is not ready");
   }
 
+  /**
+   * What holds a restore's pods back before there are any (backup.RestoreSource, reported as the
+   * observation's failure): Ready and Progressing name it too, as they name a refused version, for
+   * nothing is being created.
+   */
+  static Optional<Failure> restoreHeldBack(Facts f) {
+    return f.hasStatefulSet()
+        ? Optional.empty()
+        : f.observed().error().filter(e -> RESTORE_HELD_BACK.contains(e.reason()));
+  }
+
+  private static final Set<Reason> RESTORE_HELD_BACK =
+      Set.of(Reason.RESTORE_SOURCE_MISSING, Reason.RESTORE_FAILED);
+
   /** The reasons of a primary that moved: named while the same primary stays ready. */
   private static final Set<Reason> MOVED = Set.of(Reason.FAILED_OVER, Reason.SWITCHED_OVER);
 
@@ -300,6 +318,12 @@ public final class StatusFactory {
     }
     if (f.storage().resizing()) {
       return new Verdict(true, Reason.RESIZING_STORAGE, f.storage().message());
+    }
+    if (!f.hasStatefulSet() && restoreHeldBack(f).isPresent()) {
+      return new Verdict(
+          false,
+          restoreHeldBack(f).get().reason(),
+          "waiting for the restore's source: " + restoreHeldBack(f).get().message());
     }
     if (!f.hasStatefulSet()) {
       return decision.target().isPresent()
