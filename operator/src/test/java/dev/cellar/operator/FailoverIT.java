@@ -298,7 +298,7 @@ class FailoverIT extends ReconcilerTestBase {
     assertThat(get("ha").getStatus().getCurrentPrimary()).isEqualTo("ha-1");
 
     // A switchover whose promotion fails is abandoned: ha-1 takes writes and its label back, and
-    // ha-2, labelled before its promotion, is a replica again (one primary behind the Service).
+    // ha-2 stays a replica (one primary behind the Service).
     promoteFails.put("ha-2", "role.sh promote in ha-2 exited 1: pg_promote failed");
     switchoverTo("ha-2");
     await("abandoned")

@@ -36,9 +36,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The failover step of a reconcile: watches the current primary and, once it has been unavailable
  * for {@code spec.failover.delaySeconds}, fences it (its pod is deleted, so it restarts as a
- * replica), labels and promotes the most advanced ready replica, records it in {@code
- * status.currentPrimary} and relabels the others, which moves the Services. The decision itself is
- * {@link Election}'s.
+ * replica), promotes the most advanced ready replica, records it in {@code status.currentPrimary}
+ * and relabels the pods, which moves the Services. The decision itself is {@link Election}'s.
  */
 public final class Failover {
   private static final Logger log = LoggerFactory.getLogger(Failover.class);
@@ -170,14 +169,8 @@ public final class Failover {
     // is promoted; it comes back without a role, and is labelled replica. Only once a replica is
     // chosen, so a failover that cannot happen never keeps deleting the primary's pod.
     primaryPod.ifPresent(p -> fence(client, p));
-    // The Services follow the labels: the new primary's first, so that its endpoint is published
-    // while it is promoted rather than after (as in a switchover), the others by PodRoles.
-    Optional<Pod> targetPod =
-        pods.stream().filter(p -> p.getMetadata().getName().equals(target)).findFirst();
-    targetPod.ifPresent(p -> PodRoles.relabel(client, p, true));
     Optional<String> failed = agent.promote(ns, target);
     if (failed.isPresent()) {
-      targetPod.ifPresent(p -> PodRoles.relabelNow(client, p, false));
       String message = elect.why() + "; promoting " + target + " failed: " + failed.get();
       // Its Warning Event comes from Degraded turning FailoverFailed (StatusEvents.notes).
       log.warn("failover of {}: {}", key, message);
@@ -200,6 +193,11 @@ public final class Failover {
     log.info("failover of {}: {}", key, message);
     status.setCurrentPrimary(target);
     UNAVAILABLE_SINCE.keySet().removeIf(k -> k.startsWith(key + "/"));
+    // The Services follow the labels: the new primary's at once, the others by PodRoles.
+    pods.stream()
+        .filter(p -> p.getMetadata().getName().equals(target))
+        .findFirst()
+        .ifPresent(p -> PodRoles.relabel(client, p, true));
     new EventRecorder(client)
         .emit(
             db, List.of(new EventRecorder.Note(EventRecorder.NORMAL, Reason.FAILED_OVER, message)));

@@ -26,10 +26,9 @@ import org.slf4j.LoggerFactory;
  * A planned switchover, asked for with the annotation {@code cellar.dev/switchover-to: <pod>} on
  * the Database and removed when done (or refused). In order: the old primary loses its label (the
  * {@code <name>} Service drops it), is demoted (writes refused; the position it ended at is read),
- * the target replays up to that position, is labelled and promoted, and recorded in {@code
- * status.currentPrimary}; then the old primary restarts as a replica of it. If the target cannot
- * catch up or be promoted, the old primary is given its writes and label back (and the target its
- * replica's label).
+ * the target replays up to that position, is promoted, recorded in {@code status.currentPrimary}
+ * and labelled; then the old primary restarts as a replica of it. If the target cannot catch up or
+ * be promoted, the old primary is given its writes and label back.
  */
 public final class Switchover {
   private static final Logger log = LoggerFactory.getLogger(Switchover.class);
@@ -130,18 +129,13 @@ public final class Switchover {
                   + reached
                   + ")"));
     }
-    // 3. The target becomes the primary: labelled first, so that the Service's endpoints move to
-    // it while it is promoted (clients meanwhile find it refusing writes, as they found the old
-    // primary, instead of finding no endpoint for as long again once it is writable: the
-    // promotion also runs the primary's set-up). It has every acknowledged write by now, so the
-    // label, the fence a restarting pod reads, names the right pod even should it restart.
-    PodRoles.relabel(client, targetPod.get(), true);
+    // 3. The target becomes the primary.
     Optional<String> failed = agent.promote(ns, target);
     if (failed.isPresent()) {
-      PodRoles.relabelNow(client, targetPod.get(), false);
       return Optional.of(undo(db, client, agent, events, primaryPod.get(), target, failed.get()));
     }
     db.getStatus().setCurrentPrimary(target);
+    PodRoles.relabel(client, targetPod.get(), true);
     long millis = (System.nanoTime() - started) / 1_000_000;
     String message =
         "switched over from "

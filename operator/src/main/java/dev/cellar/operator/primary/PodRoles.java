@@ -70,10 +70,6 @@ public final class PodRoles {
     if (role.equals(labels.get(Keys.ROLE)) && hasBootstrap == bootstrap) {
       return null;
     }
-    return patch(role, bootstrap);
-  }
-
-  private static String patch(String role, boolean bootstrap) {
     return "{\"metadata\":{\"labels\":{\""
         + Keys.ROLE
         + "\":\""
@@ -91,14 +87,6 @@ public final class PodRoles {
     if (patch != null) {
       apply(client, pod, patch);
     }
-  }
-
-  /**
-   * Sets the role label of one pod now, whatever the (possibly older) {@code pod} says: a
-   * switchover takes back a label it gave moments before.
-   */
-  public static void relabelNow(KubernetesClient client, Pod pod, boolean primary) {
-    apply(client, pod, patch(primary ? Keys.ROLE_PRIMARY : Keys.ROLE_REPLICA, false));
   }
 
   private static void apply(KubernetesClient client, Pod pod, String patch) {
