@@ -11,11 +11,9 @@ import dev.cellar.operator.credentials.CredentialsSecret;
 import dev.cellar.operator.facts.Failure;
 import dev.cellar.operator.storage.StoragePlan;
 import dev.cellar.operator.topology.Topology;
-import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
-import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -140,7 +138,7 @@ public final class RestoreSource {
     String claim = ChildNames.of(from.getDatabase()).backupClaim();
     String ns = db.getMetadata().getNamespace();
     boolean claimExists =
-        cachedClaim(context, claim, ns).isPresent()
+        StoragePlan.cachedClaim(context, ns, claim).isPresent()
             // A claim without Cellar's labels (made by hand for the dumps) is not in the cache.
             || context.getClient().persistentVolumeClaims().inNamespace(ns).withName(claim).get()
                 != null;
@@ -206,15 +204,6 @@ public final class RestoreSource {
   private static boolean recordsBackup(Database source) {
     DatabaseStatus status = source.getStatus();
     return status != null && (status.getLastBackup() != null || status.getLastBackupTime() != null);
-  }
-
-  @SuppressWarnings("unchecked")
-  private static Optional<PersistentVolumeClaim> cachedClaim(
-      Context<Database> context, String name, String namespace) {
-    var claims =
-        (InformerEventSource<PersistentVolumeClaim, Database>)
-            context.eventSourceRetriever().getEventSourceFor(PersistentVolumeClaim.class);
-    return claims.get(new ResourceID(name, namespace));
   }
 
   // Source objectStore.

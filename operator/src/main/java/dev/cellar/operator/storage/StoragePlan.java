@@ -42,10 +42,11 @@ public record StoragePlan(
     Topology topology = Topology.of(db);
     List<PersistentVolumeClaim> data =
         topology.possibleDataClaims().stream()
-            .map(name -> cachedClaim(context, topology, name))
+            .map(name -> cachedClaim(context, topology.namespace(), name))
             .flatMap(Optional::stream)
             .toList();
-    Optional<PersistentVolumeClaim> backup = cachedClaim(context, topology, topology.backupClaim());
+    Optional<PersistentVolumeClaim> backup =
+        cachedClaim(context, topology.namespace(), topology.backupClaim());
     Optional<StatefulSet> sts = Children.statefulSet(db, context);
     Quantity wantedData = Quantities.size(db.getSpec().getStorage());
     Quantity wantedBackup = Quantities.size(db.getSpec().getBackup().getStorage());
@@ -155,11 +156,11 @@ public record StoragePlan(
    * reconcile a pass over all the cluster's claims.
    */
   @SuppressWarnings("unchecked")
-  private static Optional<PersistentVolumeClaim> cachedClaim(
-      Context<Database> context, Topology topology, String name) {
+  public static Optional<PersistentVolumeClaim> cachedClaim(
+      Context<Database> context, String namespace, String name) {
     var source =
         (InformerEventSource<PersistentVolumeClaim, Database>)
             context.eventSourceRetriever().getEventSourceFor(PersistentVolumeClaim.class);
-    return source.get(new ResourceID(name, topology.namespace()));
+    return source.get(new ResourceID(name, namespace));
   }
 }
