@@ -347,9 +347,14 @@ public abstract class EngineProfile {
     return execProbe(livenessCommand(), 10, 6);
   }
 
-  /** Generous: initialising an empty data directory takes a while on a cold node. */
+  /**
+   * Generous, ten minutes: initialising an empty data directory takes a while on a cold node. Asked
+   * every 2 s rather than every 10: a pod counts as started (and its readiness probes begin) only
+   * at the first success, so the period is how long a started server waits unseen, at every start
+   * of every pod (with OrderedReady, once per pod in turn). The probe ends at that success.
+   */
   public Probe startupProbe() {
-    return execProbe(livenessCommand(), 10, 60);
+    return execProbe(livenessCommand(), 2, 300);
   }
 
   protected static Probe execProbe(String command, int periodSeconds, int failureThreshold) {

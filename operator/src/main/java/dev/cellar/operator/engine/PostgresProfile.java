@@ -101,7 +101,11 @@ public final class PostgresProfile extends EngineProfile {
 
   @Override
   protected String readinessCommand() {
-    return "pg_isready -q -h 127.0.0.1 -p " + port() + " -U \"$POSTGRES_USER\" -d \"$POSTGRES_DB\"";
+    // The server's own pg_isready, not postgresql-common's Perl wrapper on PATH (pg-lib.sh says
+    // why): a probe runs every few seconds on every pod.
+    return "PATH=/usr/lib/postgresql/$PG_MAJOR/bin:$PATH pg_isready -q -h 127.0.0.1 -p "
+        + port()
+        + " -U \"$POSTGRES_USER\" -d \"$POSTGRES_DB\"";
   }
 
   @Override

@@ -40,6 +40,30 @@ class EngineProfileTest {
     assertThat(p.args(db(Engine.POSTGRESQL, "16"))).contains("-c", "wal_level=replica");
   }
 
+  /**
+   * A started server is seen within 2 s (the next pod of an OrderedReady StatefulSet waits on it:
+   * at 10 s a Database of three took 49 s to be Ready on kind, at 2 s 31 s), and a slow first start
+   * still has ten minutes.
+   */
+  @Test
+  void startupIsSeenSoonAndAllowedTenMinutes() {
+    for (Engine engine : Engine.values()) {
+      var probe = EngineProfiles.of(engine).startupProbe();
+      assertThat(probe.getPeriodSeconds()).as(engine + " period").isLessThanOrEqualTo(2);
+      assertThat(probe.getPeriodSeconds() * probe.getFailureThreshold())
+          .as(engine + " seconds allowed")
+          .isGreaterThanOrEqualTo(600);
+    }
+  }
+
+  @Test
+  void postgresProbesSkipPostgresqlCommonsWrapper() {
+    assertThat(EngineProfiles.of(Engine.POSTGRESQL).readinessProbe().getExec().getCommand())
+        .last()
+        .asString()
+        .startsWith("PATH=/usr/lib/postgresql/$PG_MAJOR/bin:$PATH ");
+  }
+
   @Test
   void postgresRunsTheReplicationEntrypoint() {
     EngineProfile p = EngineProfiles.of(Engine.POSTGRESQL);

@@ -8,6 +8,15 @@
 #   CELLAR_LOCAL_HOST         this server: a host, or a socket directory (default 127.0.0.1)
 #   CELLAR_PORT / PGPORT      this server's port (default 5432)
 
+# The server's own programs first. Debian's packages (and the images built on them, the official
+# ones among them) put postgresql-common's pg_wrapper at /usr/bin/psql: a Perl program that
+# starts before every psql, pg_isready and pg_dump (measured here: 58 ms against 18 ms a call,
+# more under load). A switchover runs a dozen of them while writes are refused.
+if [ -n "${PG_MAJOR:-}" ] && [ -d "/usr/lib/postgresql/$PG_MAJOR/bin" ]; then
+  PATH=/usr/lib/postgresql/$PG_MAJOR/bin:$PATH
+  export PATH
+fi
+
 cellar_pg_data_dir() {
   local dir=${CELLAR_DATA_DIR:-${PGDATA:-}}
   [ -n "$dir" ] || cellar_die "set PGDATA or CELLAR_DATA_DIR to the data directory"
