@@ -34,6 +34,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.extension.TestWatcher;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Databases that run for real: PostgreSQL 15 and MariaDB 10.11 from the images built from Debian's
@@ -71,6 +75,17 @@ import org.junit.jupiter.api.extension.TestWatcher;
 @SharesRealNode
 class RealNodeIT {
   static final Duration READY = Duration.ofMinutes(5);
+
+  /**
+   * The scenarios run two at a time (junit-platform.properties): alone, one after another, they
+   * left the machine nine tenths idle while pods started and servers settled. Two locks keep what
+   * must not overlap apart: the node loss stops a node and cordons the others ({@value #NODES},
+   * written by it, read by all), and a measured client outage (switchovers, failovers) is never
+   * measured beside another ({@value #OUTAGE_CLOCK}).
+   */
+  static final String NODES = "cellar.e2e.nodes";
+
+  static final String OUTAGE_CLOCK = "cellar.e2e.outage-clock";
   static final String STORAGE_CLASS = "real-local";
   static final String NODE_LABEL = "cellar.dev/real-node";
 
@@ -168,6 +183,8 @@ class RealNodeIT {
   }
 
   @Test
+  @Execution(ExecutionMode.CONCURRENT)
+  @ResourceLock(value = NODES, mode = ResourceAccessMode.READ)
   void postgresqlRunsReplicatesBacksUpRestoresAndSurvivesItsPrimary() {
     scenario(postgresql());
   }
@@ -192,6 +209,8 @@ class RealNodeIT {
   }
 
   @Test
+  @Execution(ExecutionMode.CONCURRENT)
+  @ResourceLock(value = NODES, mode = ResourceAccessMode.READ)
   void mariadbRunsReplicatesBacksUpRestoresAndSurvivesItsPrimary() {
     scenario(mariadb());
   }
@@ -227,6 +246,9 @@ class RealNodeIT {
    * failover.
    */
   @Test
+  @Execution(ExecutionMode.CONCURRENT)
+  @ResourceLock(value = NODES, mode = ResourceAccessMode.READ)
+  @ResourceLock(OUTAGE_CLOCK)
   void postgresqlFailsOverWhenItsPrimaryIsLost() {
     failover(
         postgresql(),
@@ -234,6 +256,9 @@ class RealNodeIT {
   }
 
   @Test
+  @Execution(ExecutionMode.CONCURRENT)
+  @ResourceLock(value = NODES, mode = ResourceAccessMode.READ)
+  @ResourceLock(OUTAGE_CLOCK)
   void mariadbFailsOverWhenItsPrimaryIsLost() {
     failover(
         mariadb(),
@@ -406,6 +431,9 @@ class RealNodeIT {
    * acknowledged one) is under 5 s.
    */
   @Test
+  @Execution(ExecutionMode.CONCURRENT)
+  @ResourceLock(value = NODES, mode = ResourceAccessMode.READ)
+  @ResourceLock(OUTAGE_CLOCK)
   void postgresqlSwitchesOverOnRequest() {
     switchover(
         postgresql(),
@@ -413,6 +441,9 @@ class RealNodeIT {
   }
 
   @Test
+  @Execution(ExecutionMode.CONCURRENT)
+  @ResourceLock(value = NODES, mode = ResourceAccessMode.READ)
+  @ResourceLock(OUTAGE_CLOCK)
   void mariadbSwitchesOverOnRequest() {
     switchover(
         mariadb(),
@@ -612,6 +643,8 @@ class RealNodeIT {
    * forever).
    */
   @Test
+  @Execution(ExecutionMode.CONCURRENT)
+  @ResourceLock(value = NODES, mode = ResourceAccessMode.READ)
   void troubleIsNamedWithinTwoMinutesAndMendedOnceFixed() {
     Engine engine = postgresql();
     String ns = newNamespace("trouble");
@@ -719,6 +752,8 @@ class RealNodeIT {
    * former primary a replica that has the row written after the failover.
    */
   @Test
+  @Execution(ExecutionMode.CONCURRENT)
+  @ResourceLock(NODES)
   void postgresqlSurvivesLosingTheNodeOfItsPrimary() {
     Prerequisites.require(
         !cluster.isLocal(),
@@ -1749,7 +1784,9 @@ class RealNodeIT {
                 "  containers:",
                 "  - name: client",
                 "    image: " + engine.image,
-                "    command: [bash, -c, " + yamlString("set -eo pipefail; " + script) + "]",
+                "    command: [bash, -c, "
+                    + yamlString("set -eo pipefail; " + SERVER_PROGRAMS + script)
+                    + "]",
                 "    securityContext: {allowPrivilegeEscalation: false, capabilities: {drop: [ALL]}}",
                 "    env:",
                 env("DB_USER", secret, "username"),
@@ -1771,6 +1808,15 @@ class RealNodeIT {
     return awaitClient(ns, name, Duration.ofMinutes(3));
   }
 
+  /**
+   * A client pod's first words: in a PostgreSQL image, the server's own psql before
+   * postgresql-common's Perl wrapper on PATH (as Cellar's scripts do). A writer runs a psql per
+   * row, a dozen or more a second, and the wrapper tripled each start (psql --version: 58 ms
+   * through it, 18 ms without), CPU the scenarios sharing the machine need.
+   */
+  static final String SERVER_PROGRAMS =
+      "if [ -n \"${PG_MAJOR:-}\" ]; then PATH=/usr/lib/postgresql/$PG_MAJOR/bin:$PATH; fi; ";
+
   /** Starts a client pod (as {@link #client}, without backups) and returns at once. */
   static void startClient(
       String ns, Engine engine, String credentialsOf, String name, String script) {
@@ -1791,7 +1837,9 @@ class RealNodeIT {
                 "  containers:",
                 "  - name: client",
                 "    image: " + engine.image,
-                "    command: [bash, -c, " + yamlString("set -o pipefail; " + script) + "]",
+                "    command: [bash, -c, "
+                    + yamlString("set -o pipefail; " + SERVER_PROGRAMS + script)
+                    + "]",
                 "    securityContext: {allowPrivilegeEscalation: false, capabilities: {drop: [ALL]}}",
                 "    env:",
                 env("DB_USER", secret, "username"),
