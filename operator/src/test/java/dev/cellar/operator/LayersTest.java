@@ -30,6 +30,9 @@ import org.junit.jupiter.api.Test;
  * <p>Read from the sources, not the bytecode: the compiler inlines constants, so a class that only
  * reads a higher layer's constant leaves no trace in its class file. A reference is an import
  * (static ones included) or a name written out in full in code; comments and strings are not.
+ *
+ * <p>The client and JVM tuning is a module of its own (kube-lean): only the composition root, the
+ * operator's main and the {@code wiring} package, refers to it.
  */
 class LayersTest {
   static final Path SOURCES = Path.of("src/main/java/dev/cellar/operator");
@@ -42,8 +45,9 @@ class LayersTest {
    */
   static final List<List<String>> LAYERS =
       List.of(
-          // What the operator's informers keep and how: the client's tuning, no domain.
-          List.of("cache"),
+          // The informers and their caches as the domain asks them (bound to kube-lean's by
+          // wiring).
+          List.of("informers"),
           // Other projects' resources, as much of them as Cellar writes and reads.
           List.of("certmanager", "prometheus"),
           // What a pod says (ready, revision, rolled out, why it cannot run), whether a Database
@@ -74,6 +78,8 @@ class LayersTest {
           List.of("dependent"),
           // Observes the children and derives the status; nothing below asks it for helpers.
           List.of("status"),
+          // The client and the informers bound to kube-lean's tuning, for the operator's main.
+          List.of("wiring"),
           // The reconciler, its phases, and the operator's main.
           List.of(""));
 
@@ -149,6 +155,64 @@ class LayersTest {
             cycles.size()
                 + " sets of packages that refer to each other around a loop:\n  "
                 + String.join("\n  ", cycles)
+                + "\n")
+        .isEmpty();
+  }
+
+  /** The client and JVM tuning, a module of its own (kube-lean), which no domain package uses. */
+  static final String TUNING = "dev.cellar.kubelean";
+
+  /**
+   * The composition root, the one place that uses the tuning: the operator's main and the package
+   * that binds the tuning to what the domain asks of the client and the informers ({@code
+   * informers.Informers}).
+   */
+  static final String MAIN = "CellarOperator.java";
+
+  static final String WIRING = "wiring";
+
+  private static final Pattern TUNING_REFERENCE =
+      Pattern.compile("\\b" + Pattern.quote(TUNING) + "\\b[\\w.*]*");
+
+  @Test
+  void noDomainPackageUsesTheTuning() {
+    List<String> found = new ArrayList<>();
+    sourcesByPackage()
+        .forEach(
+            (pkg, files) -> {
+              for (Path file : files) {
+                String name = SOURCES.relativize(file).toString();
+                if (pkg.equals(WIRING) || name.equals(MAIN)) {
+                  continue;
+                }
+                String[] lines = code(read(file)).split("\n", -1);
+                for (int i = 0; i < lines.length; i++) {
+                  Matcher tuning = TUNING_REFERENCE.matcher(lines[i]);
+                  while (tuning.find()) {
+                    found.add(name + ":" + (i + 1) + " refers to " + tuning.group());
+                  }
+                }
+              }
+            });
+    // Nor through the wiring, which only the main may call.
+    for (Reference r : references()) {
+      if (r.to().equals(WIRING) && !r.from().equals(WIRING) && !r.file().equals(MAIN)) {
+        found.add(r.file() + ":" + r.line() + " refers to " + r.target());
+      }
+    }
+    assertThat(found)
+        .as(
+            found.size()
+                + " references to the client and JVM tuning ("
+                + TUNING
+                + ", or the "
+                + WIRING
+                + " package that binds it) outside "
+                + MAIN
+                + " and "
+                + WIRING
+                + ": ask Informers, or let the composition root configure it:\n  "
+                + String.join("\n  ", found)
                 + "\n")
         .isEmpty();
   }
