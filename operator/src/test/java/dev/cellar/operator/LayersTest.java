@@ -177,23 +177,15 @@ class LayersTest {
   @Test
   void noDomainPackageUsesTheTuning() {
     List<String> found = new ArrayList<>();
-    sourcesByPackage()
-        .forEach(
-            (pkg, files) -> {
-              for (Path file : files) {
-                String name = SOURCES.relativize(file).toString();
-                if (pkg.equals(WIRING) || name.equals(MAIN)) {
-                  continue;
-                }
-                String[] lines = code(read(file)).split("\n", -1);
-                for (int i = 0; i < lines.length; i++) {
-                  Matcher tuning = TUNING_REFERENCE.matcher(lines[i]);
-                  while (tuning.find()) {
-                    found.add(name + ":" + (i + 1) + " refers to " + tuning.group());
-                  }
-                }
-              }
-            });
+    codeLines(
+        (pkg, file, line, code) -> {
+          if (!pkg.equals(WIRING) && !file.equals(MAIN)) {
+            Matcher tuning = TUNING_REFERENCE.matcher(code);
+            while (tuning.find()) {
+              found.add(file + ":" + line + " refers to " + tuning.group());
+            }
+          }
+        });
     // Nor through the wiring, which only the main may call.
     for (Reference r : references()) {
       if (r.to().equals(WIRING) && !r.from().equals(WIRING) && !r.file().equals(MAIN)) {
@@ -255,8 +247,13 @@ class LayersTest {
     }
   }
 
-  static List<Reference> references() {
-    List<Reference> references = new ArrayList<>();
+  /** A line of code (comments and literals blanked, stripped) in {@code file} of {@code pkg}. */
+  interface CodeLine {
+    void accept(String pkg, String file, int line, String code);
+  }
+
+  /** Every line of the sources but their package declarations, in turn. */
+  static void codeLines(CodeLine visitor) {
     sourcesByPackage()
         .forEach(
             (pkg, files) -> {
@@ -265,25 +262,31 @@ class LayersTest {
                 String[] lines = code(read(file)).split("\n", -1);
                 for (int i = 0; i < lines.length; i++) {
                   String line = lines[i].strip();
-                  if (line.startsWith("package ")) {
-                    continue;
-                  }
-                  Matcher imported = IMPORT.matcher(line);
-                  if (imported.find()) {
-                    String target = imported.group(1);
-                    references.add(
-                        new Reference(name, i + 1, pkg, packageOf(target), PREFIX + "." + target));
-                    continue;
-                  }
-                  Matcher qualified = QUALIFIED.matcher(line);
-                  while (qualified.find()) {
-                    String dotted = qualified.group(1);
-                    String to = dotted.isEmpty() ? "" : dotted.substring(0, dotted.length() - 1);
-                    references.add(new Reference(name, i + 1, pkg, to, qualified.group().strip()));
+                  if (!line.startsWith("package ")) {
+                    visitor.accept(pkg, name, i + 1, line);
                   }
                 }
               }
             });
+  }
+
+  static List<Reference> references() {
+    List<Reference> references = new ArrayList<>();
+    codeLines(
+        (pkg, name, i, line) -> {
+          Matcher imported = IMPORT.matcher(line);
+          if (imported.find()) {
+            String target = imported.group(1);
+            references.add(new Reference(name, i, pkg, packageOf(target), PREFIX + "." + target));
+            return;
+          }
+          Matcher qualified = QUALIFIED.matcher(line);
+          while (qualified.find()) {
+            String dotted = qualified.group(1);
+            String to = dotted.isEmpty() ? "" : dotted.substring(0, dotted.length() - 1);
+            references.add(new Reference(name, i, pkg, to, qualified.group().strip()));
+          }
+        });
     return references;
   }
 
