@@ -1,15 +1,15 @@
 package dev.cellar.operator;
 
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.cache.CachePruning;
-import dev.cellar.operator.runtime.ApiServerClient;
+import dev.cellar.kubelean.StartupHeap;
 import dev.cellar.operator.runtime.ApiServerWait;
 import dev.cellar.operator.runtime.ErrorMessages;
 import dev.cellar.operator.runtime.LogFormats;
 import dev.cellar.operator.runtime.OperatorHttpServer;
 import dev.cellar.operator.runtime.OperatorMetrics;
 import dev.cellar.operator.runtime.OperatorSettings;
-import dev.cellar.operator.runtime.StartupHeap;
+import dev.cellar.operator.wiring.ApiServer;
+import dev.cellar.operator.wiring.LeanInformers;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
@@ -23,7 +23,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Wires the settings, the client, the reconciler, metrics and the HTTP server, and starts. */
+/**
+ * Wires the settings, the client, the reconciler, metrics and the HTTP server, and starts. With
+ * {@code dev.cellar.operator.wiring}, the one place that uses the client and JVM tuning of the
+ * kube-lean module: the client, the Databases' informer and the heap's bounds while it fills.
+ */
 public final class CellarOperator {
   public static final String LEASE = "cellar-operator";
 
@@ -68,7 +72,7 @@ public final class CellarOperator {
           java.util.concurrent.ForkJoinPool.getCommonPoolParallelism(),
           COMMON_POOL_PARALLELISM);
     }
-    KubernetesClient client = ApiServerClient.create();
+    KubernetesClient client = ApiServer.client();
     OperatorMetrics metrics = new OperatorMetrics();
     Operator operator = create(client, settings, metrics);
     OperatorHttpServer http =
@@ -189,11 +193,7 @@ public final class CellarOperator {
           if (!settings.watchNamespaces().isEmpty()) {
             c.settingNamespaces(settings.watchNamespaces());
           }
-          if (CachePruning.forNamespaces(settings.watchNamespaces())) {
-            // The Databases' informer keeps them without managedFields (CachePruning).
-            c.withItemStore(CachePruning.store());
-          }
-          c.withInformerListLimit(CachePruning.LIST_PAGE);
+          LeanInformers.configureDatabases(c, settings.watchNamespaces());
         });
     return operator;
   }

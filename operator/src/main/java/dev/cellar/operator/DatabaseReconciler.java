@@ -6,8 +6,6 @@ import dev.cellar.api.v1.Database;
 import dev.cellar.operator.backup.BackupResults;
 import dev.cellar.operator.backup.ImperativeAnnotations;
 import dev.cellar.operator.backup.RestoreSource;
-import dev.cellar.operator.cache.CachePruning;
-import dev.cellar.operator.cache.ChildEventSource;
 import dev.cellar.operator.credentials.PasswordRotation;
 import dev.cellar.operator.deletion.DataRetention;
 import dev.cellar.operator.dependent.BackupCronJobDependent;
@@ -30,6 +28,7 @@ import dev.cellar.operator.dependent.TlsClientSecretDependent;
 import dev.cellar.operator.dependent.TlsServerSecretDependent;
 import dev.cellar.operator.facts.Failure;
 import dev.cellar.operator.failover.Failover;
+import dev.cellar.operator.informers.Informers;
 import dev.cellar.operator.instance.InstanceAgent;
 import dev.cellar.operator.primary.PodRoles;
 import dev.cellar.operator.replication.ReplicationLag;
@@ -188,9 +187,9 @@ public class DatabaseReconciler implements Reconciler<Database> {
   }
 
   /**
-   * An informer on the Database's pods or backup Jobs, mapped to it by the instance label, keeping
-   * only what Cellar reads of them ({@link CachePruning}), with the children's
-   * read-cache-after-write ({@link ChildEventSource}): the pods' role patches go through it.
+   * An informer on the Database's pods or backup Jobs, mapped to it by the instance label, one of
+   * the operator's informers of children ({@link Informers#children}): the pods' role patches go
+   * through it.
    */
   private static <R extends HasMetadata> InformerEventSource<R, Database> byInstanceLabel(
       EventSourceContext<Database> context, Class<R> type, Keys.Component component) {
@@ -204,11 +203,7 @@ public class DatabaseReconciler implements Reconciler<Database> {
                         .map(l -> l.get(Keys.INSTANCE))
                         .map(name -> Set.of(new ResourceID(name, r.getMetadata().getNamespace())))
                         .orElse(Set.of()));
-    if (CachePruning.forNamespaces(context.getControllerConfiguration().getEffectiveNamespaces())) {
-      config.withItemStore(CachePruning.store());
-    }
-    config.withInformerListLimit(CachePruning.LIST_PAGE);
-    return new ChildEventSource<>(config.build(), context);
+    return Informers.bound().children(config, context, false);
   }
 
   /**

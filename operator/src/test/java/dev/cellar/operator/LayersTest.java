@@ -30,6 +30,9 @@ import org.junit.jupiter.api.Test;
  * <p>Read from the sources, not the bytecode: the compiler inlines constants, so a class that only
  * reads a higher layer's constant leaves no trace in its class file. A reference is an import
  * (static ones included) or a name written out in full in code; comments and strings are not.
+ *
+ * <p>The client and JVM tuning is a module of its own (kube-lean): only the composition root, the
+ * operator's main and the {@code wiring} package, refers to it.
  */
 class LayersTest {
   static final Path SOURCES = Path.of("src/main/java/dev/cellar/operator");
@@ -42,8 +45,9 @@ class LayersTest {
    */
   static final List<List<String>> LAYERS =
       List.of(
-          // What the operator's informers keep and how: the client's tuning, no domain.
-          List.of("cache"),
+          // The informers and their caches as the domain asks them (bound to kube-lean's by
+          // wiring).
+          List.of("informers"),
           // Other projects' resources, as much of them as Cellar writes and reads.
           List.of("certmanager", "prometheus"),
           // What a pod says (ready, revision, rolled out, why it cannot run), whether a Database
@@ -74,6 +78,8 @@ class LayersTest {
           List.of("dependent"),
           // Observes the children and derives the status; nothing below asks it for helpers.
           List.of("status"),
+          // The client and the informers bound to kube-lean's tuning, for the operator's main.
+          List.of("wiring"),
           // The reconciler, its phases, and the operator's main.
           List.of(""));
 
@@ -153,6 +159,56 @@ class LayersTest {
         .isEmpty();
   }
 
+  /** The client and JVM tuning, a module of its own (kube-lean), which no domain package uses. */
+  static final String TUNING = "dev.cellar.kubelean";
+
+  /**
+   * The composition root, the one place that uses the tuning: the operator's main and the package
+   * that binds the tuning to what the domain asks of the client and the informers ({@code
+   * informers.Informers}).
+   */
+  static final String MAIN = "CellarOperator.java";
+
+  static final String WIRING = "wiring";
+
+  private static final Pattern TUNING_REFERENCE =
+      Pattern.compile("\\b" + Pattern.quote(TUNING) + "\\b[\\w.*]*");
+
+  @Test
+  void noDomainPackageUsesTheTuning() {
+    List<String> found = new ArrayList<>();
+    codeLines(
+        (pkg, file, line, code) -> {
+          if (!pkg.equals(WIRING) && !file.equals(MAIN)) {
+            Matcher tuning = TUNING_REFERENCE.matcher(code);
+            while (tuning.find()) {
+              found.add(file + ":" + line + " refers to " + tuning.group());
+            }
+          }
+        });
+    // Nor through the wiring, which only the main may call.
+    for (Reference r : references()) {
+      if (r.to().equals(WIRING) && !r.from().equals(WIRING) && !r.file().equals(MAIN)) {
+        found.add(r.file() + ":" + r.line() + " refers to " + r.target());
+      }
+    }
+    assertThat(found)
+        .as(
+            found.size()
+                + " references to the client and JVM tuning ("
+                + TUNING
+                + ", or the "
+                + WIRING
+                + " package that binds it) outside "
+                + MAIN
+                + " and "
+                + WIRING
+                + ": ask Informers, or let the composition root configure it:\n  "
+                + String.join("\n  ", found)
+                + "\n")
+        .isEmpty();
+  }
+
   /**
    * A reference in {@code file} of package {@code from} to {@code target} in package {@code to}.
    */
@@ -191,8 +247,13 @@ class LayersTest {
     }
   }
 
-  static List<Reference> references() {
-    List<Reference> references = new ArrayList<>();
+  /** A line of code (comments and literals blanked, stripped) in {@code file} of {@code pkg}. */
+  interface CodeLine {
+    void accept(String pkg, String file, int line, String code);
+  }
+
+  /** Every line of the sources but their package declarations, in turn. */
+  static void codeLines(CodeLine visitor) {
     sourcesByPackage()
         .forEach(
             (pkg, files) -> {
@@ -201,25 +262,31 @@ class LayersTest {
                 String[] lines = code(read(file)).split("\n", -1);
                 for (int i = 0; i < lines.length; i++) {
                   String line = lines[i].strip();
-                  if (line.startsWith("package ")) {
-                    continue;
-                  }
-                  Matcher imported = IMPORT.matcher(line);
-                  if (imported.find()) {
-                    String target = imported.group(1);
-                    references.add(
-                        new Reference(name, i + 1, pkg, packageOf(target), PREFIX + "." + target));
-                    continue;
-                  }
-                  Matcher qualified = QUALIFIED.matcher(line);
-                  while (qualified.find()) {
-                    String dotted = qualified.group(1);
-                    String to = dotted.isEmpty() ? "" : dotted.substring(0, dotted.length() - 1);
-                    references.add(new Reference(name, i + 1, pkg, to, qualified.group().strip()));
+                  if (!line.startsWith("package ")) {
+                    visitor.accept(pkg, name, i + 1, line);
                   }
                 }
               }
             });
+  }
+
+  static List<Reference> references() {
+    List<Reference> references = new ArrayList<>();
+    codeLines(
+        (pkg, name, i, line) -> {
+          Matcher imported = IMPORT.matcher(line);
+          if (imported.find()) {
+            String target = imported.group(1);
+            references.add(new Reference(name, i, pkg, packageOf(target), PREFIX + "." + target));
+            return;
+          }
+          Matcher qualified = QUALIFIED.matcher(line);
+          while (qualified.find()) {
+            String dotted = qualified.group(1);
+            String to = dotted.isEmpty() ? "" : dotted.substring(0, dotted.length() - 1);
+            references.add(new Reference(name, i, pkg, to, qualified.group().strip()));
+          }
+        });
     return references;
   }
 

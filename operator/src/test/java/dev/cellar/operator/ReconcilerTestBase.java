@@ -8,9 +8,9 @@ import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
 import dev.cellar.api.v1.DatabaseSpec;
 import dev.cellar.api.v1.Phase;
-import dev.cellar.operator.cache.CachePruning;
 import dev.cellar.operator.instance.InstanceAgent;
 import dev.cellar.operator.status.ConditionSet;
+import dev.cellar.operator.wiring.LeanInformers;
 import dev.cellar.testkit.LocalOperator;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.EventSource;
@@ -38,7 +38,7 @@ abstract class ReconcilerTestBase {
   static LocalOperator<Database> operatorOn(KubernetesClient client) {
     // The Databases' cache is pruned, as CellarOperator does.
     return LocalOperator.of(
-        client, new DatabaseReconciler(), c -> c.withItemStore(CachePruning.store()));
+        client, new DatabaseReconciler(), c -> c.withItemStore(LeanInformers.databaseStore()));
   }
 
   /**

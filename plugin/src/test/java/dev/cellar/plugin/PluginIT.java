@@ -14,7 +14,7 @@ import dev.cellar.api.v1.FromBackupSpec.BackupSource;
 import dev.cellar.api.v1.InstanceStatus;
 import dev.cellar.api.v1.Phase;
 import dev.cellar.operator.DatabaseReconciler;
-import dev.cellar.operator.cache.CachePruning;
+import dev.cellar.operator.wiring.LeanInformers;
 import dev.cellar.testkit.LocalCluster;
 import dev.cellar.testkit.LocalClusterExtension;
 import dev.cellar.testkit.LocalOperator;
@@ -59,7 +59,8 @@ class PluginIT {
 
   @RegisterExtension
   static LocalOperator<Database> operator =
-      LocalOperator.of(admin, new DatabaseReconciler(), c -> c.withItemStore(CachePruning.store()));
+      LocalOperator.of(
+          admin, new DatabaseReconciler(), c -> c.withItemStore(LeanInformers.databaseStore()));
 
   @RegisterExtension static LocalClusterExtension cluster = new LocalClusterExtension();
 

@@ -10,7 +10,7 @@ import dev.cellar.api.v1.Engine;
 import dev.cellar.api.v1.MonitoringSpec;
 import dev.cellar.api.v1.Phase;
 import dev.cellar.operator.DatabaseReconciler;
-import dev.cellar.operator.cache.CachePruning;
+import dev.cellar.operator.wiring.LeanInformers;
 import dev.cellar.testkit.EngineImages;
 import dev.cellar.testkit.LocalCluster;
 import dev.cellar.testkit.LocalOperator;
@@ -86,7 +86,7 @@ class PluginRealNodeIT {
   @RegisterExtension
   static LocalOperator<Database> operator =
       LocalOperator.of(
-          admin(), new DatabaseReconciler(), c -> c.withItemStore(CachePruning.store()));
+          admin(), new DatabaseReconciler(), c -> c.withItemStore(LeanInformers.databaseStore()));
 
   static Database awaitReady(String name) {
     await(name + " Ready")

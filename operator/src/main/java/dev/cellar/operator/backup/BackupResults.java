@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.cellar.api.names.ChildNames;
 import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.cache.CachePruning;
+import dev.cellar.operator.informers.Informers;
 import dev.cellar.operator.runtime.PatchByName;
 import dev.cellar.operator.topology.Children;
 import dev.cellar.operator.topology.Topology;
@@ -354,9 +354,9 @@ public final class BackupResults {
       String jobName,
       String token,
       KubernetesClient client) {
-    // The informer's copy has no Job template (CachePruning): the API server's has.
+    // The informer's copy may have no Job template (Informers#partial): the API server's has.
     CronJob whole =
-        CachePruning.specPruned(cron)
+        Informers.bound().partial(cron)
             ? client
                 .batch()
                 .v1()

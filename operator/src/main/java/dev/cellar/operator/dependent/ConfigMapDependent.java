@@ -2,10 +2,10 @@ package dev.cellar.operator.dependent;
 
 import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.cache.CachePruning;
 import dev.cellar.operator.engine.EngineProfile;
 import dev.cellar.operator.engine.EngineProfiles;
 import dev.cellar.operator.facts.PodFacts;
+import dev.cellar.operator.informers.Informers;
 import dev.cellar.operator.topology.Children;
 import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -25,7 +25,7 @@ import java.util.TreeMap;
 /**
  * The Database's configuration files, mounted into the database pods beside the engine's scripts
  * ({@link ScriptsConfigMapDependent}). The informer keeps these ConfigMaps without their files,
- * only their hash ({@link CachePruning}).
+ * only their hash ({@link Informers#filesHash}).
  */
 @KubernetesDependent(informer = @Informer(labelSelector = Keys.CHILD_SELECTOR))
 public class ConfigMapDependent extends OwnedChild<ConfigMap> {
@@ -104,14 +104,14 @@ public class ConfigMapDependent extends OwnedChild<ConfigMap> {
     Map<String, String> withScripts = new TreeMap<>(configFiles);
     withScripts.putAll(profile.scripts());
     String hashWithScripts =
-        CachePruning.dataHash(new ConfigMapBuilder().withData(withScripts).build());
-    return actual.map(CachePruning::dataHash).filter(hashWithScripts::equals).isPresent();
+        Informers.bound().filesHash(new ConfigMapBuilder().withData(withScripts).build());
+    return actual.map(Informers.bound()::filesHash).filter(hashWithScripts::equals).isPresent();
   }
 
   /**
    * Equal when the files hash the same and every label Cellar sets is there. The cached ConfigMap
-   * holds only the hash of its files ({@link CachePruning}); one just written (JOSDK's own cache of
-   * its writes) holds the files, and is hashed here.
+   * may hold only the hash of its files ({@link Informers#filesHash}); one just written (JOSDK's
+   * own cache of its writes) holds the files, and is hashed here.
    */
   @Override
   public Matcher.Result<ConfigMap> match(
@@ -123,6 +123,6 @@ public class ConfigMapDependent extends OwnedChild<ConfigMap> {
     Map<String, String> labels =
         Optional.ofNullable(actual.getMetadata().getLabels()).orElse(Map.of());
     return labels.entrySet().containsAll(desired.getMetadata().getLabels().entrySet())
-        && CachePruning.dataHash(actual).equals(CachePruning.dataHash(desired));
+        && Informers.bound().filesHash(actual).equals(Informers.bound().filesHash(desired));
   }
 }

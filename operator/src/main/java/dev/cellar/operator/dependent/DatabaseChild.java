@@ -2,11 +2,9 @@ package dev.cellar.operator.dependent;
 
 import dev.cellar.api.names.Keys;
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.cache.CachePruning;
-import dev.cellar.operator.cache.ChildEventSource;
-import dev.cellar.operator.cache.KnownMatches;
 import dev.cellar.operator.deletion.DataRetention;
 import dev.cellar.operator.guard.WriteBudget;
+import dev.cellar.operator.informers.Informers;
 import dev.cellar.operator.topology.Children;
 import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -58,9 +56,9 @@ abstract class DatabaseChild<R extends HasMetadata>
   }
 
   /**
-   * JOSDK's event source for this child, with an informer store that keeps only what Cellar reads
-   * ({@link CachePruning}) and a read-cache-after-write that lets go ({@link ChildEventSource}).
-   * The same steps as JOSDK's own, plus those two.
+   * JOSDK's event source for this child, one of the operator's informers of children ({@link
+   * Informers#children}), which finds a Database's children by their names. The same steps as
+   * JOSDK's own, plus that.
    */
   @Override
   protected InformerEventSource<R, Database> createEventSource(
@@ -72,10 +70,6 @@ abstract class DatabaseChild<R extends HasMetadata>
     configuration()
         .map(KubernetesDependentResourceConfig::informerConfig)
         .ifPresent(config::updateFrom);
-    if (CachePruning.forNamespaces(context.getControllerConfiguration().getEffectiveNamespaces())) {
-      config.withItemStore(CachePruning.store());
-    }
-    config.withInformerListLimit(CachePruning.LIST_PAGE);
     PrimaryToSecondaryMapper<Database> byName =
         db -> {
           String namespace = db.getMetadata().getNamespace();
@@ -85,7 +79,7 @@ abstract class DatabaseChild<R extends HasMetadata>
         };
     config.withPrimaryToSecondaryMapper(byName);
     configureInformer(config, context);
-    var eventSource = new ChildEventSource<>(config.build(), context, nameAlone());
+    var eventSource = Informers.bound().children(config, context, nameAlone());
     setEventSource(eventSource);
     return eventSource;
   }
@@ -93,7 +87,8 @@ abstract class DatabaseChild<R extends HasMetadata>
   /**
    * The names of a Database's children in this child's informer: its own, and those of the children
    * whose dependents share its informer. A Database's children are found by these names ({@link
-   * ChildEventSource}), not through an index JOSDK would keep for each informer.
+   * Informers#children}), not through an index JOSDK would keep for each informer (at 500 Databases
+   * those indexes held 2 MB: docs/performance.md, Children found by name).
    */
   protected Set<String> informerNames(Topology topology) {
     return Set.of(childName(topology));
@@ -105,7 +100,7 @@ abstract class DatabaseChild<R extends HasMetadata>
   }
 
   /** The children of this kind found equal to their desired state, and as what. */
-  private final KnownMatches knownMatches = new KnownMatches();
+  private final Informers.Matches knownMatches = Informers.bound().matches();
 
   /**
    * What this child's desired state is built from, for a dependent that can say so more cheaply
@@ -151,7 +146,7 @@ abstract class DatabaseChild<R extends HasMetadata>
 
   /**
    * JOSDK's comparison, skipped for a child that matched this same desired state and has not
-   * changed since ({@link KnownMatches}). The hash is taken before JOSDK adds its metadata to
+   * changed since ({@link Informers#matches}). The hash is taken before JOSDK adds its metadata to
    * {@code desired}.
    */
   @Override
@@ -160,10 +155,10 @@ abstract class DatabaseChild<R extends HasMetadata>
     if (knownMatches.matched(actual, wanted)) {
       return Matcher.Result.computed(true, desired);
     }
-    // The cache keeps part of some children (CachePruning): those are compared as the server has
-    // them. One deleted meanwhile does not match; the update recreates it.
+    // The cache keeps part of some children: those are compared as the server has them. One
+    // deleted meanwhile does not match; the update recreates it.
     R whole =
-        CachePruning.specPruned(actual)
+        Informers.bound().partial(actual)
             ? read(actual.getMetadata().getNamespace(), actual.getMetadata().getName(), context)
                 .orElse(null)
             : actual;
@@ -179,7 +174,7 @@ abstract class DatabaseChild<R extends HasMetadata>
 
   /**
    * What Cellar just wrote matches the desired state it wrote, for the inputs it was built from:
-   * the next reconcile need not compare it (nor read it whole, {@link CachePruning}).
+   * the next reconcile need not compare it (nor read it whole, {@link Informers#partial}).
    */
   private R written(R written, Database db, Context<Database> context) {
     if (written != null && written.getMetadata() != null) {

@@ -2,7 +2,7 @@ package dev.cellar.operator.status;
 
 import dev.cellar.api.names.ChildNames;
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.cache.CachePruning;
+import dev.cellar.operator.informers.Informers;
 import dev.cellar.operator.topology.Topology;
 import io.fabric8.kubernetes.api.model.Event;
 import io.javaoperatorsdk.operator.api.config.informer.FieldSelector;
@@ -63,8 +63,7 @@ public final class WarningEvents {
                     databases.apply(e.getInvolvedObject().getName()).stream()
                         .map(db -> new ResourceID(db, e.getMetadata().getNamespace()))
                         .collect(Collectors.toSet()));
-    config.withInformerListLimit(CachePruning.LIST_PAGE);
-    return new InformerEventSource<>(config.build(), context);
+    return Informers.bound().whole(config, context);
   }
 
   /** The newest recent Warning about the claim {@code name}, if any. */

@@ -1,6 +1,5 @@
 package dev.cellar.operator.tls;
 
-import dev.cellar.operator.cache.Memo;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.net.InetAddress;

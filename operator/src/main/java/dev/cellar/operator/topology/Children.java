@@ -1,7 +1,7 @@
 package dev.cellar.operator.topology;
 
 import dev.cellar.api.v1.Database;
-import dev.cellar.operator.cache.ChildEventSource;
+import dev.cellar.operator.informers.Informers;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
@@ -42,12 +42,11 @@ public final class Children {
   }
 
   /**
-   * The child {@code name} in {@code source}, if it is the Database's: see {@link
-   * ChildEventSource}.
+   * The child {@code name} in {@code source}, if it is the Database's: see {@link Informers#child}.
    */
   public static <R extends HasMetadata> Optional<R> named(
       Database db, InformerEventSource<R, Database> source, String name) {
-    // Every child's informer is one (DatabaseChild#createEventSource).
-    return ((ChildEventSource<R>) source).child(db, name);
+    // Every child's informer is one of Informers#children (DatabaseChild#createEventSource).
+    return Informers.bound().child(source, db, name);
   }
 }
