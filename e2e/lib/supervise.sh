@@ -31,11 +31,18 @@ elapsed() { local us=$((${EPOCHREALTIME/[.,]/} - $1)); printf '%d.%d' $((us / 10
 pidfile() { echo "$sv_root/pids/$1.pid"; }
 logfile() { echo "$sv_root/logs/$1.log"; }
 
-# alive PID: the process exists and is not a zombie.
+# alive PID: the process exists and one of its threads is not a zombie. Killed, a Go server's
+# main thread can be a zombie while its other threads still exit, and until the last one has, the
+# process's sockets stay open: a component started again at once found its own port still
+# listening, with no owner ss could name (ControlPlaneRestartIT: "etcd cannot start: port ... is in
+# use by another process", after etcd needed SIGKILL).
 alive() {
-  local state
-  state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
-  [ "$state" != Z ]
+  local stat state
+  for stat in /proc/"$1"/task/*/stat; do
+    state=$(awk '{print $3}' "$stat" 2>/dev/null) || continue
+    [ -n "$state" ] && [ "$state" != Z ] && return 0
+  done
+  return 1
 }
 
 # The pid of a component if it runs. A pid alone could have been reused by another process since,
@@ -49,6 +56,12 @@ pid_of() {
   [[ $pid =~ ^[0-9]+$ ]] || return 1
   alive "$pid" || return 1
   cmdline=$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline") || return 1
+  # Exiting (its main thread a zombie, its other threads not yet: see alive), it has no command
+  # line left; a reused pid would have one.
+  if [ -z "$cmdline" ] && [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = Z ]; then
+    echo "$pid"
+    return 0
+  fi
   [[ $cmdline == *"$sv_root/"* ]] || return 1
   echo "$pid"
 }
