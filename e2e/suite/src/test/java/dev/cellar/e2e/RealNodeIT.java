@@ -84,7 +84,7 @@ class RealNodeIT {
    * Beside another scenario (and the local lane's tests) a PostgreSQL switchover's writes were
    * refused for 5.9 s, past its 5 s limit, where alone they took 1.7 to 2.5 s.
    */
-  static final String NODES = "cellar.e2e.nodes";
+  static final String ALONE = "cellar.e2e.alone";
 
   static final String STORAGE_CLASS = "real-local";
   static final String NODE_LABEL = "cellar.dev/real-node";
@@ -184,7 +184,7 @@ class RealNodeIT {
 
   @Test
   @Execution(ExecutionMode.CONCURRENT)
-  @ResourceLock(value = NODES, mode = ResourceAccessMode.READ)
+  @ResourceLock(value = ALONE, mode = ResourceAccessMode.READ)
   void postgresqlRunsReplicatesBacksUpRestoresAndSurvivesItsPrimary() {
     scenario(postgresql());
   }
@@ -210,7 +210,7 @@ class RealNodeIT {
 
   @Test
   @Execution(ExecutionMode.CONCURRENT)
-  @ResourceLock(value = NODES, mode = ResourceAccessMode.READ)
+  @ResourceLock(value = ALONE, mode = ResourceAccessMode.READ)
   void mariadbRunsReplicatesBacksUpRestoresAndSurvivesItsPrimary() {
     scenario(mariadb());
   }
@@ -247,7 +247,7 @@ class RealNodeIT {
    */
   @Test
   @Execution(ExecutionMode.CONCURRENT)
-  @ResourceLock(NODES)
+  @ResourceLock(ALONE)
   void postgresqlFailsOverWhenItsPrimaryIsLost() {
     failover(
         postgresql(),
@@ -256,7 +256,7 @@ class RealNodeIT {
 
   @Test
   @Execution(ExecutionMode.CONCURRENT)
-  @ResourceLock(NODES)
+  @ResourceLock(ALONE)
   void mariadbFailsOverWhenItsPrimaryIsLost() {
     failover(
         mariadb(),
@@ -430,7 +430,7 @@ class RealNodeIT {
    */
   @Test
   @Execution(ExecutionMode.CONCURRENT)
-  @ResourceLock(NODES)
+  @ResourceLock(ALONE)
   void postgresqlSwitchesOverOnRequest() {
     switchover(
         postgresql(),
@@ -439,7 +439,7 @@ class RealNodeIT {
 
   @Test
   @Execution(ExecutionMode.CONCURRENT)
-  @ResourceLock(NODES)
+  @ResourceLock(ALONE)
   void mariadbSwitchesOverOnRequest() {
     switchover(
         mariadb(),
@@ -640,7 +640,7 @@ class RealNodeIT {
    */
   @Test
   @Execution(ExecutionMode.CONCURRENT)
-  @ResourceLock(value = NODES, mode = ResourceAccessMode.READ)
+  @ResourceLock(value = ALONE, mode = ResourceAccessMode.READ)
   void troubleIsNamedWithinTwoMinutesAndMendedOnceFixed() {
     Engine engine = postgresql();
     String ns = newNamespace("trouble");
@@ -749,7 +749,7 @@ class RealNodeIT {
    */
   @Test
   @Execution(ExecutionMode.CONCURRENT)
-  @ResourceLock(NODES)
+  @ResourceLock(ALONE)
   void postgresqlSurvivesLosingTheNodeOfItsPrimary() {
     Prerequisites.require(
         !cluster.isLocal(),
